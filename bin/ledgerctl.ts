@@ -1,0 +1,165 @@
+/**
+ * Operator CLI. Onboards firms and issues API keys (the interface has no endpoint for onboarding) and mints
+ * development tokens for the local stack. Every command prints exactly one JSON object on stdout.
+ *
+ *   ledgerctl firm create --name N --frn 123456 --plan BOTH --admin-name N --admin-email E [--admin-fca-ref R]
+ *   ledgerctl api-key create --firm F --name N
+ *   ledgerctl token --firm F --email E [--ttl SECONDS]        (local stack only)
+ *
+ * Target: the local stack found through DATA_DIR (default .data; `npm start` must be running), or AWS with
+ * --stage STAGE and the usual AWS credentials and region.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { z } from 'zod';
+import { DevIssuer } from '../shared/adapters/local/dev-issuer.js';
+import { KmsSigner } from '../shared/adapters/aws/kms-signer.js';
+import { ServiceError } from '../shared/errors.js';
+import { systemClock } from '../shared/ports/clock.js';
+import type { Deps } from '../shared/runtime/deps.js';
+import {
+  createLocalDeps,
+  DEV_AUDIENCE,
+  DEV_FIRM_CLAIM,
+  DEV_ISSUER,
+  localPaths,
+  type LocalStackInfo,
+} from '../shared/runtime/local-deps.js';
+import { OnboardFirm } from '../shared/schemas/firm.js';
+import { issueApiKey } from '../shared/services/api-keys.js';
+import { onboardFirm } from '../shared/services/onboarding.js';
+import { createDocumentClient } from '../shared/store/dynamo.js';
+import { getFirm } from '../shared/store/firm-store.js';
+import { getUserByEmail } from '../shared/store/user-store.js';
+import { tableName } from '../shared/store/tables.js';
+import { KMSClient } from '@aws-sdk/client-kms';
+
+class UsageError extends Error {}
+
+const USAGE = `usage:
+  ledgerctl firm create --name NAME --frn FRN --plan LEDGER|PRINCIPAL|BOTH --admin-name NAME --admin-email EMAIL [--admin-fca-ref REF]
+  ledgerctl api-key create --firm FIRM_ID --name NAME
+  ledgerctl token --firm FIRM_ID --email EMAIL [--ttl SECONDS]
+options: --stage STAGE (AWS; default: the local stack in DATA_DIR)`;
+
+const { values, positionals } = parseArgs({
+  allowPositionals: true,
+  options: {
+    name: { type: 'string' },
+    frn: { type: 'string' },
+    plan: { type: 'string' },
+    'admin-name': { type: 'string' },
+    'admin-email': { type: 'string' },
+    'admin-fca-ref': { type: 'string' },
+    firm: { type: 'string' },
+    email: { type: 'string' },
+    ttl: { type: 'string' },
+    stage: { type: 'string' },
+  },
+});
+
+function required(name: keyof typeof values): string {
+  const value = values[name];
+  if (typeof value !== 'string' || value === '') throw new UsageError(`--${name} is required`);
+  return value;
+}
+
+function localStack(): { info: LocalStackInfo; dataDir: string } {
+  const dataDir = resolve(process.env.DATA_DIR || '.data');
+  const file = localPaths(dataDir).stackFile;
+  if (!existsSync(file))
+    throw new UsageError(`No local stack running for DATA_DIR=${dataDir}: start it with npm start`);
+  const info = JSON.parse(readFileSync(file, 'utf8')) as LocalStackInfo;
+  try {
+    process.kill(info.pid, 0);
+  } catch {
+    throw new UsageError(`The local stack recorded in ${file} is not running: start it with npm start`);
+  }
+  return { info, dataDir };
+}
+
+function deps(): Deps {
+  const stage = values.stage;
+  if (!stage) {
+    const { info, dataDir } = localStack();
+    return createLocalDeps({ dataDir, dynamoEndpoint: info.dynamoEndpoint, baseUrl: info.baseUrl });
+  }
+  // AWS: onboarding touches DynamoDB only; the signer is named for completeness of Deps and never called.
+  return {
+    db: createDocumentClient(),
+    tables: { main: tableName(stage, 'main'), ledger: tableName(stage, 'ledger') },
+    signer: new KmsSigner(new KMSClient({}), `alias/gls-${stage}-ledger-signing`),
+    get objects(): never {
+      throw new Error('ledgerctl does not use object storage');
+    },
+    get queue(): never {
+      throw new Error('ledgerctl does not use queues');
+    },
+    clock: systemClock,
+    get oidc(): never {
+      throw new Error('ledgerctl does not verify tokens');
+    },
+  };
+}
+
+async function run(): Promise<unknown> {
+  const command = positionals.join(' ');
+  switch (command) {
+    case 'firm create': {
+      const input = OnboardFirm.safeParse({
+        name: required('name'),
+        frnNumber: required('frn'),
+        plan: required('plan'),
+        adminName: required('admin-name'),
+        adminEmail: required('admin-email'),
+        adminFcaRef: values['admin-fca-ref'],
+      });
+      if (!input.success) throw new UsageError(z.prettifyError(input.error));
+      return onboardFirm(deps(), input.data);
+    }
+    case 'api-key create': {
+      const d = deps();
+      const firmId = required('firm');
+      if (!(await getFirm(d, firmId))) throw new UsageError(`No firm ${firmId}`);
+      const name = z.string().trim().min(1).max(100).parse(required('name'));
+      return issueApiKey(d, firmId, name);
+    }
+    case 'token': {
+      if (values.stage) throw new UsageError('token mints development tokens for the local stack only');
+      const { dataDir } = localStack();
+      const d = deps();
+      const firmId = required('firm');
+      const email = required('email').toLowerCase();
+      const user = await getUserByEmail(d, firmId, email);
+      if (!user) throw new UsageError(`No user ${email} in firm ${firmId}`);
+      const ttl = Number(values.ttl ?? 3600);
+      if (!Number.isInteger(ttl) || ttl < 1 || ttl > 86_400)
+        throw new UsageError('--ttl must be 1..86400 seconds');
+      const issuer = await DevIssuer.open(localPaths(dataDir).devIssuerKey);
+      const token = await issuer.mint({
+        issuer: DEV_ISSUER,
+        audience: DEV_AUDIENCE,
+        subject: `local|${user.id}`,
+        email,
+        claims: { [DEV_FIRM_CLAIM]: firmId },
+        ttlSeconds: ttl,
+      });
+      return { token };
+    }
+    default:
+      throw new UsageError(command ? `unknown command: ${command}` : 'no command');
+  }
+}
+
+try {
+  const result = await run();
+  process.stdout.write(`${JSON.stringify(result)}\n`);
+  process.exit(0);
+} catch (error) {
+  if (error instanceof UsageError) process.stderr.write(`ledgerctl: ${error.message}\n${USAGE}\n`);
+  else if (error instanceof ServiceError || error instanceof z.ZodError)
+    process.stderr.write(`ledgerctl: ${error.message}\n`);
+  else process.stderr.write(`ledgerctl: ${(error as Error).stack ?? String(error)}\n`);
+  process.exit(error instanceof UsageError ? 2 : 1);
+}

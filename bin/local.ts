@@ -1,0 +1,114 @@
+/**
+ * The embedded local stack (`npm start`): DynamoDB Local, a filesystem object store, a P-256 signer, in-process
+ * queues and timers, and every route of the route table served on http://localhost:$PORT through the same
+ * handler modules the Lambdas run. Configuration: PORT (3000), DATA_DIR (.data), LOG_LEVEL (WARN),
+ * OUTBOX_SWEEP_INTERVAL_SECONDS (60), OUTBOX_GRACE_SECONDS (30).
+ */
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import type { Context } from 'aws-lambda';
+import { createApiServer, type LambdaHttpHandler } from '../shared/adapters/local/api-gateway.js';
+import { DevIssuer } from '../shared/adapters/local/dev-issuer.js';
+import { ensureTables, startDynamoLocal } from '../shared/adapters/local/dynamodb-local.js';
+import { LocalQueue, lambdaContext, type QueueWorker } from '../shared/adapters/local/local-queue.js';
+import { httpRoutes } from '../shared/routes.js';
+import { intEnv, optionalEnv } from '../shared/runtime/config.js';
+import { installDeps } from '../shared/runtime/deps.js';
+import {
+  createLocalDeps,
+  LOCAL_TABLES,
+  localPaths,
+  type LocalStackInfo,
+} from '../shared/runtime/local-deps.js';
+import { logger } from '../shared/runtime/logger.js';
+import { TABLES } from '../shared/store/tables.js';
+import { WORKERS } from '../shared/workers.js';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+logger.setLogLevel((process.env.LOG_LEVEL as 'DEBUG' | 'INFO' | 'WARN' | 'ERROR' | undefined) ?? 'WARN');
+
+const dataDir = resolve(optionalEnv('DATA_DIR', '.data'));
+const port = intEnv('PORT', 3000);
+const paths = localPaths(dataDir);
+mkdirSync(dataDir, { recursive: true });
+
+const modules = new Map<string, Promise<Record<string, unknown>>>();
+function loadModule(module: string): Promise<Record<string, unknown>> {
+  let loaded = modules.get(module);
+  if (!loaded) {
+    loaded = import(pathToFileURL(join(root, `${module}.ts`)).href) as Promise<Record<string, unknown>>;
+    modules.set(module, loaded);
+  }
+  return loaded;
+}
+
+const dynamo = await startDynamoLocal(paths.dynamodb, paths.dynamoPidFile);
+process.on('exit', () => dynamo.process.kill('SIGKILL'));
+await ensureTables(dynamo.endpoint, TABLES, LOCAL_TABLES);
+
+const devIssuer = await DevIssuer.open(paths.devIssuerKey);
+let markReady: () => void = () => undefined;
+const ready = new Promise<void>((done) => (markReady = done));
+
+const server = createApiServer({
+  routes: httpRoutes(),
+  loadHandler: async (module) => {
+    await ready;
+    return (await loadModule(module)).handler as LambdaHttpHandler;
+  },
+  localPaths: async (request, response) => {
+    if (request.method === 'GET' && request.url === '/dev-issuer/jwks.json') {
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.end(JSON.stringify(devIssuer.jwks()));
+      return true;
+    }
+    return false;
+  },
+});
+await new Promise<void>((listening) => server.listen(port, '127.0.0.1', listening));
+const baseUrl = `http://localhost:${(server.address() as AddressInfo).port}`;
+
+const queue = new LocalQueue();
+installDeps(createLocalDeps({ dataDir, dynamoEndpoint: dynamo.endpoint, baseUrl, queue }));
+
+const timers: NodeJS.Timeout[] = [];
+for (const worker of WORKERS) {
+  const handler = (await loadModule(worker.handler)).handler as (
+    event: unknown,
+    context: Context,
+  ) => Promise<unknown>;
+  if (worker.trigger.kind === 'queue') {
+    queue.register(worker.trigger.queue, handler as QueueWorker);
+  } else {
+    const run = () =>
+      handler({ source: 'local.timer', 'detail-type': 'Scheduled Event' }, lambdaContext(worker.name)).catch(
+        (error: unknown) => logger.error(`Scheduled worker ${worker.name} failed`, { error: error as Error }),
+      );
+    const seconds = intEnv(worker.trigger.localIntervalEnv, worker.trigger.everyMinutes * 60);
+    timers.push(setInterval(run, Math.max(1, seconds) * 1000));
+    void run();
+  }
+}
+
+const info: LocalStackInfo = { baseUrl, dynamoEndpoint: dynamo.endpoint, pid: process.pid };
+writeFileSync(paths.stackFile, JSON.stringify(info, null, 2));
+markReady();
+console.log(`Governance Ledger Service listening on ${baseUrl} (DATA_DIR=${dataDir})`);
+
+let stopping = false;
+async function shutdown(signal: string): Promise<void> {
+  if (stopping) return;
+  stopping = true;
+  console.log(`${signal} received, shutting down`);
+  for (const timer of timers) clearInterval(timer);
+  server.close();
+  server.closeAllConnections();
+  await queue.close();
+  await dynamo.stop();
+  rmSync(paths.stackFile, { force: true });
+  process.exit(0);
+}
+process.on('SIGINT', () => void shutdown('SIGINT'));
+process.on('SIGTERM', () => void shutdown('SIGTERM'));

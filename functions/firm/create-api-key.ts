@@ -1,0 +1,7 @@
+import { created, defineHandler } from '../../shared/http/handler.js';
+import { createApiKey } from '../../shared/routes/firm.js';
+import { issueApiKey } from '../../shared/services/api-keys.js';
+
+export const handler = defineHandler(createApiKey, async ({ deps, principal, body }) =>
+  created(await issueApiKey(deps, principal.firmId, body.name)),
+);

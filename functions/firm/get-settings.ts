@@ -1,0 +1,8 @@
+import { effectiveSettings } from '../../shared/domain/firm/settings.js';
+import { defineHandler, ok } from '../../shared/http/handler.js';
+import { getSettings } from '../../shared/routes/firm.js';
+import { loadFirm } from '../../shared/services/firm.js';
+
+export const handler = defineHandler(getSettings, async ({ deps, principal }) =>
+  ok(effectiveSettings((await loadFirm(deps, principal.firmId)).settings)),
+);

@@ -1,0 +1,7 @@
+import { defineHandler, ok } from '../../shared/http/handler.js';
+import { getStats } from '../../shared/routes/firm.js';
+import { firmStats } from '../../shared/services/firm.js';
+
+export const handler = defineHandler(getStats, async ({ deps, principal }) =>
+  ok(await firmStats(deps, principal.firmId)),
+);

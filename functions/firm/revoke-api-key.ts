@@ -1,0 +1,8 @@
+import { defineHandler, noContent } from '../../shared/http/handler.js';
+import { revokeApiKey } from '../../shared/routes/firm.js';
+import { revokeKey } from '../../shared/services/api-keys.js';
+
+export const handler = defineHandler(revokeApiKey, async ({ deps, principal, params }) => {
+  await revokeKey(deps, principal.firmId, params.keyId);
+  return noContent();
+});

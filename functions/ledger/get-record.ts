@@ -1,0 +1,7 @@
+import { defineHandler, ok } from '../../shared/http/handler.js';
+import { getRecord } from '../../shared/routes/ledger.js';
+import { findRecord } from '../../shared/services/ledger-queries.js';
+
+export const handler = defineHandler(getRecord, async ({ deps, principal, params }) =>
+  ok(await findRecord(deps, principal.firmId, params.id)),
+);

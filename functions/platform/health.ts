@@ -1,0 +1,7 @@
+import { defineHandler, ok } from '../../shared/http/handler.js';
+import { isoNow } from '../../shared/ports/clock.js';
+import { health } from '../../shared/routes/platform.js';
+
+export const handler = defineHandler(health, async ({ deps }) =>
+  ok({ status: 'ok', timestamp: isoNow(deps.clock) }),
+);

@@ -1,0 +1,7 @@
+import { defineHandler, ok } from '../../shared/http/handler.js';
+import { buildOpenApi } from '../../shared/openapi.js';
+import { openapi } from '../../shared/routes/platform.js';
+
+let document: unknown;
+
+export const handler = defineHandler(openapi, async () => ok((document ??= buildOpenApi())));

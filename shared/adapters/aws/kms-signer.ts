@@ -1,0 +1,38 @@
+import { GetPublicKeyCommand, SignCommand, type KMSClient } from '@aws-sdk/client-kms';
+import type { Signer } from '../../ports/signer.js';
+
+/** Signs with an AWS KMS ECC_NIST_P256 key: ECDSA_SHA_256 over the RAW message (KMS hashes it). */
+export class KmsSigner implements Signer {
+  private spki: Promise<Uint8Array> | undefined;
+
+  constructor(
+    private readonly client: KMSClient,
+    readonly keyId: string,
+  ) {}
+
+  async sign(message: Uint8Array): Promise<Uint8Array> {
+    const { Signature } = await this.client.send(
+      new SignCommand({
+        KeyId: this.keyId,
+        Message: message,
+        MessageType: 'RAW',
+        SigningAlgorithm: 'ECDSA_SHA_256',
+      }),
+    );
+    if (!Signature) throw new Error('KMS returned no signature');
+    return Signature;
+  }
+
+  publicKeySpki(): Promise<Uint8Array> {
+    this.spki ??= this.client
+      .send(new GetPublicKeyCommand({ KeyId: this.keyId }))
+      .then(({ PublicKey, KeySpec }) => {
+        if (!PublicKey) throw new Error('KMS returned no public key');
+        if (KeySpec !== 'ECC_NIST_P256')
+          throw new Error(`Signing key has spec ${KeySpec}, expected ECC_NIST_P256`);
+        return PublicKey;
+      });
+    this.spki.catch(() => (this.spki = undefined));
+    return this.spki;
+  }
+}

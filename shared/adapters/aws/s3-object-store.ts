@@ -1,0 +1,92 @@
+import {
+  DeleteObjectCommand,
+  GetObjectCommand,
+  ListObjectsV2Command,
+  NoSuchKey,
+  PutObjectCommand,
+  S3ServiceException,
+  type S3Client,
+} from '@aws-sdk/client-s3';
+import {
+  ImmutableObjectError,
+  type BucketName,
+  type ObjectStore,
+  type StoredObject,
+} from '../../ports/object-store.js';
+
+/**
+ * S3 object store. The immutable bucket has Object Lock (COMPLIANCE) with default retention; writes to it
+ * are conditional (If-None-Match: *), so an existing key is never given a second version, and an identical
+ * re-write (outbox repair) is recognised by comparing bytes.
+ */
+export class S3ObjectStore implements ObjectStore {
+  constructor(
+    private readonly client: S3Client,
+    private readonly buckets: Record<BucketName, string>,
+  ) {}
+
+  async put(bucket: BucketName, key: string, body: Uint8Array, contentType: string): Promise<void> {
+    const immutable = bucket === 'immutable';
+    try {
+      await this.client.send(
+        new PutObjectCommand({
+          Bucket: this.buckets[bucket],
+          Key: key,
+          Body: body,
+          ContentType: contentType,
+          ChecksumAlgorithm: 'SHA256',
+          ...(immutable ? { IfNoneMatch: '*' } : {}),
+        }),
+      );
+    } catch (error) {
+      if (!immutable || !isPreconditionFailed(error)) throw error;
+      const existing = await this.get(bucket, key);
+      if (!existing || !Buffer.from(existing.body).equals(Buffer.from(body))) {
+        throw new ImmutableObjectError(bucket, key, 'overwrite');
+      }
+    }
+  }
+
+  async get(bucket: BucketName, key: string): Promise<StoredObject | null> {
+    try {
+      const response = await this.client.send(
+        new GetObjectCommand({ Bucket: this.buckets[bucket], Key: key }),
+      );
+      const body = await response.Body?.transformToByteArray();
+      return {
+        body: body ?? new Uint8Array(),
+        contentType: response.ContentType ?? 'application/octet-stream',
+      };
+    } catch (error) {
+      if (
+        error instanceof NoSuchKey ||
+        (error instanceof S3ServiceException && error.$metadata.httpStatusCode === 404)
+      )
+        return null;
+      throw error;
+    }
+  }
+
+  async *list(bucket: BucketName, prefix: string): AsyncIterable<string> {
+    let token: string | undefined;
+    do {
+      const page = await this.client.send(
+        new ListObjectsV2Command({ Bucket: this.buckets[bucket], Prefix: prefix, ContinuationToken: token }),
+      );
+      for (const object of page.Contents ?? []) if (object.Key) yield object.Key;
+      token = page.IsTruncated ? page.NextContinuationToken : undefined;
+    } while (token);
+  }
+
+  async delete(bucket: BucketName, key: string): Promise<void> {
+    if (bucket === 'immutable') throw new ImmutableObjectError(bucket, key, 'delete');
+    await this.client.send(new DeleteObjectCommand({ Bucket: this.buckets[bucket], Key: key }));
+  }
+}
+
+function isPreconditionFailed(error: unknown): boolean {
+  return (
+    error instanceof S3ServiceException &&
+    (error.$metadata.httpStatusCode === 412 || error.name === 'PreconditionFailed')
+  );
+}

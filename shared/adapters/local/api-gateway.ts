@@ -1,0 +1,185 @@
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import type { HttpRoute } from '../../routes.js';
+import { errorResponse } from '../../http/errors.js';
+import { lambdaContext } from './local-queue.js';
+
+export type LambdaHttpHandler = (
+  event: APIGatewayProxyEventV2,
+  context: Context,
+) => Promise<APIGatewayProxyStructuredResultV2>;
+
+/** Extra non-API paths the local server answers itself (dev issuer JWKS, later presigned object URLs). */
+export type LocalPathHandler = (
+  request: IncomingMessage,
+  response: ServerResponse,
+  body: Buffer,
+) => Promise<boolean>;
+
+/** API Gateway's HTTP API payload limit. */
+const MAX_BODY_BYTES = 10 * 1024 * 1024;
+
+interface CompiledRoute extends HttpRoute {
+  pattern: RegExp;
+  paramNames: string[];
+  specificity: number[];
+}
+
+function compile(route: HttpRoute): CompiledRoute {
+  const segments = route.path.split('/').filter(Boolean);
+  const paramNames: string[] = [];
+  const source = segments
+    .map((segment) => {
+      const param = /^\{(\w+)\}$/.exec(segment);
+      if (param) {
+        paramNames.push(param[1]!);
+        return '/([^/]+)';
+      }
+      return `/${segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`;
+    })
+    .join('');
+  // Like API Gateway, a literal segment wins over a parameter at the same position.
+  const specificity = segments.map((s) => (s.startsWith('{') ? 0 : 1));
+  return { ...route, pattern: new RegExp(`^${source || '/'}$`), paramNames, specificity };
+}
+
+function moreSpecificFirst(a: CompiledRoute, b: CompiledRoute): number {
+  for (let i = 0; i < Math.max(a.specificity.length, b.specificity.length); i++) {
+    const diff = (b.specificity[i] ?? -1) - (a.specificity[i] ?? -1);
+    if (diff !== 0) return diff;
+  }
+  return 0;
+}
+
+/**
+ * The API Gateway stand-in: matches a request against the route table, builds the HTTP API (payload v2)
+ * event, invokes the route's Lambda handler module and writes its result back.
+ */
+export function createApiServer(options: {
+  routes: HttpRoute[];
+  loadHandler: (module: string) => Promise<LambdaHttpHandler>;
+  localPaths?: LocalPathHandler;
+}): Server {
+  const compiled = options.routes.map(compile).sort(moreSpecificFirst);
+  return createServer((request, response) => {
+    const requestId = randomUUID();
+    handle(request, response, requestId).catch((error: unknown) => {
+      console.error('Local API gateway error', error);
+      if (!response.headersSent) send(response, errorResponse('INTERNAL', 'Internal error', requestId));
+      else response.destroy();
+    });
+  });
+
+  async function handle(request: IncomingMessage, response: ServerResponse, requestId: string) {
+    const body = await readBody(request);
+    if (body === null)
+      return send(response, errorResponse('PAYLOAD_TOO_LARGE', 'Request body too large', requestId));
+    if (options.localPaths && (await options.localPaths(request, response, body))) return;
+
+    const url = new URL(request.url ?? '/', 'http://localhost');
+    const method = (request.method ?? 'GET').toUpperCase();
+    let match: { route: CompiledRoute; values: string[] } | undefined;
+    for (const route of compiled) {
+      if (route.method !== method) continue;
+      const found = route.pattern.exec(url.pathname);
+      if (found) {
+        match = { route, values: found.slice(1) };
+        break;
+      }
+    }
+    if (!match)
+      return send(response, errorResponse('NOT_FOUND', `No route for ${method} ${url.pathname}`, requestId));
+
+    let pathParameters: Record<string, string>;
+    try {
+      pathParameters = Object.fromEntries(
+        match.route.paramNames.map((n, i) => [n, decodeURIComponent(match.values[i]!)]),
+      );
+    } catch {
+      return send(response, errorResponse('VALIDATION_ERROR', 'Malformed path parameter', requestId));
+    }
+    const handler = await options.loadHandler(match.route.route.handler);
+    const event = toEvent(request, url, method, match.route, pathParameters, body, requestId);
+    const result = await handler(event, lambdaContext(match.route.route.operationId));
+    send(response, result);
+  }
+}
+
+function readBody(request: IncomingMessage): Promise<Buffer | null> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let tooLarge = false;
+    request.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_BODY_BYTES) tooLarge = true;
+      else chunks.push(chunk);
+    });
+    request.on('end', () => resolve(tooLarge ? null : Buffer.concat(chunks)));
+    request.on('error', reject);
+  });
+}
+
+function toEvent(
+  request: IncomingMessage,
+  url: URL,
+  method: string,
+  route: CompiledRoute,
+  pathParameters: Record<string, string>,
+  body: Buffer,
+  requestId: string,
+): APIGatewayProxyEventV2 {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(request.headers)) {
+    if (value !== undefined && name !== 'cookie')
+      headers[name] = Array.isArray(value) ? value.join(',') : value;
+  }
+  const query: Record<string, string> = {};
+  for (const [name, value] of url.searchParams)
+    query[name] = name in query ? `${query[name]},${value}` : value;
+  const contentType = headers['content-type'] ?? '';
+  const textual = contentType === '' || /json|text|xml|x-www-form-urlencoded/.test(contentType);
+  const now = new Date();
+  return {
+    version: '2.0',
+    routeKey: `${method} ${route.path}`,
+    rawPath: url.pathname,
+    rawQueryString: url.search.slice(1),
+    cookies: request.headers.cookie?.split(/;\s*/),
+    headers,
+    queryStringParameters: Object.keys(query).length ? query : undefined,
+    pathParameters: Object.keys(pathParameters).length ? pathParameters : undefined,
+    requestContext: {
+      accountId: 'local',
+      apiId: 'local',
+      domainName: headers.host ?? 'localhost',
+      domainPrefix: 'localhost',
+      http: {
+        method,
+        path: url.pathname,
+        protocol: `HTTP/${request.httpVersion}`,
+        sourceIp: request.socket.remoteAddress ?? '127.0.0.1',
+        userAgent: headers['user-agent'] ?? '',
+      },
+      requestId,
+      routeKey: `${method} ${route.path}`,
+      stage: '$default',
+      time: now.toUTCString(),
+      timeEpoch: now.getTime(),
+    },
+    body: body.length ? (textual ? body.toString('utf8') : body.toString('base64')) : undefined,
+    isBase64Encoded: body.length > 0 && !textual,
+  };
+}
+
+function send(response: ServerResponse, result: APIGatewayProxyStructuredResultV2): void {
+  const headers: Record<string, string | number | boolean> = { ...(result.headers ?? {}) };
+  if (result.cookies?.length) headers['set-cookie'] = result.cookies.join(', ');
+  const body =
+    result.body === undefined
+      ? undefined
+      : Buffer.from(result.body, result.isBase64Encoded ? 'base64' : 'utf8');
+  response.writeHead(result.statusCode ?? 200, headers as Record<string, string>);
+  response.end(body);
+}

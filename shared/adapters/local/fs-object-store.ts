@@ -1,0 +1,109 @@
+import { randomUUID } from 'node:crypto';
+import { link, mkdir, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { dirname, join, relative, sep } from 'node:path';
+import {
+  ImmutableObjectError,
+  type BucketName,
+  type ObjectStore,
+  type StoredObject,
+} from '../../ports/object-store.js';
+
+const KEY_PATTERN = /^[A-Za-z0-9!_.*'()\-/]+$/;
+
+/**
+ * Object store on the filesystem: `<root>/<bucket>/data/<key>` holds the bytes and
+ * `<root>/<bucket>/meta/<key>.json` the content type. Writes are atomic (temp file, then rename or link);
+ * the immutable bucket creates with link(2), which fails when the key exists, so it can never overwrite.
+ */
+export class FsObjectStore implements ObjectStore {
+  constructor(private readonly root: string) {}
+
+  private paths(bucket: BucketName, key: string): { data: string; meta: string } {
+    if (
+      !KEY_PATTERN.test(key) ||
+      key.split('/').some((part) => part === '' || part === '.' || part === '..')
+    ) {
+      throw new Error(`Invalid object key: ${key}`);
+    }
+    return {
+      data: join(this.root, bucket, 'data', key),
+      meta: join(this.root, bucket, 'meta', `${key}.json`),
+    };
+  }
+
+  async put(bucket: BucketName, key: string, body: Uint8Array, contentType: string): Promise<void> {
+    const { data, meta } = this.paths(bucket, key);
+    await mkdir(dirname(data), { recursive: true });
+    await mkdir(dirname(meta), { recursive: true });
+    await writeFile(meta, JSON.stringify({ contentType }));
+    const temp = `${data}.${randomUUID()}.tmp`;
+    await writeFile(temp, body);
+    try {
+      if (bucket === 'immutable') {
+        try {
+          await link(temp, data);
+        } catch (error) {
+          if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+          const existing = await readFile(data);
+          if (!existing.equals(Buffer.from(body))) throw new ImmutableObjectError(bucket, key, 'overwrite');
+        }
+      } else {
+        await link(temp, data).catch(async (error: NodeJS.ErrnoException) => {
+          if (error.code !== 'EEXIST') throw error;
+          await rm(data);
+          await link(temp, data);
+        });
+      }
+    } finally {
+      await rm(temp, { force: true });
+    }
+  }
+
+  async get(bucket: BucketName, key: string): Promise<StoredObject | null> {
+    const { data, meta } = this.paths(bucket, key);
+    try {
+      const body = await readFile(data);
+      const { contentType } = JSON.parse(await readFile(meta, 'utf8').catch(() => '{}')) as {
+        contentType?: string;
+      };
+      return { body: new Uint8Array(body), contentType: contentType ?? 'application/octet-stream' };
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+      throw error;
+    }
+  }
+
+  async *list(bucket: BucketName, prefix: string): AsyncIterable<string> {
+    const base = join(this.root, bucket, 'data');
+    // Start at the deepest directory the prefix names, then filter by the full prefix.
+    const dirPart = prefix.includes('/') ? prefix.slice(0, prefix.lastIndexOf('/')) : '';
+    const keys: string[] = [];
+    const walk = async (dir: string): Promise<void> => {
+      let entries;
+      try {
+        entries = await readdir(dir, { withFileTypes: true });
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
+        throw error;
+      }
+      for (const entry of entries) {
+        const full = join(dir, entry.name);
+        if (entry.isDirectory()) await walk(full);
+        else if (!entry.name.endsWith('.tmp')) {
+          const key = relative(base, full).split(sep).join('/');
+          if (key.startsWith(prefix)) keys.push(key);
+        }
+      }
+    };
+    await walk(join(base, dirPart));
+    keys.sort();
+    yield* keys;
+  }
+
+  async delete(bucket: BucketName, key: string): Promise<void> {
+    if (bucket === 'immutable') throw new ImmutableObjectError(bucket, key, 'delete');
+    const { data, meta } = this.paths(bucket, key);
+    await rm(data, { force: true });
+    await rm(meta, { force: true });
+  }
+}

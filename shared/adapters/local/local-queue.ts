@@ -1,0 +1,159 @@
+import { createHash, randomUUID } from 'node:crypto';
+import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import type { Queue, QueueName } from '../../ports/queue.js';
+
+export type QueueWorker = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse | void>;
+
+export interface LocalQueueOptions {
+  /** Deliveries before a message moves to the dead-letter list (SQS maxReceiveCount). */
+  maxReceiveCount?: number;
+  /** Delay before the n-th retry: base * 2^(n-1) milliseconds, like a growing visibility timeout. */
+  retryBaseMs?: number;
+}
+
+export interface DeadLetter {
+  queue: QueueName;
+  messageId: string;
+  body: string;
+  receiveCount: number;
+  lastError: string;
+}
+
+interface Pending {
+  messageId: string;
+  body: string;
+  sentAt: number;
+  receiveCount: number;
+}
+
+/**
+ * In-process stand-in for SQS + Lambda event source mappings. Each message is handed to the queue's worker
+ * as a one-record SQS event; a throw or a batchItemFailures entry is a failed receive, retried with growing
+ * delay until maxReceiveCount, then kept in a dead-letter list. Messages live in memory: work that must
+ * survive a crash is also recorded durably by its producer (see the ledger outbox).
+ */
+export class LocalQueue implements Queue {
+  private readonly workers = new Map<QueueName, QueueWorker>();
+  private readonly deadLetters: DeadLetter[] = [];
+  private readonly inFlight = new Set<Promise<void>>();
+  private readonly timers = new Set<NodeJS.Timeout>();
+  private readonly maxReceiveCount: number;
+  private readonly retryBaseMs: number;
+  private closed = false;
+
+  constructor(options: LocalQueueOptions = {}) {
+    this.maxReceiveCount = options.maxReceiveCount ?? 5;
+    this.retryBaseMs = options.retryBaseMs ?? 500;
+  }
+
+  register(queue: QueueName, worker: QueueWorker): void {
+    this.workers.set(queue, worker);
+  }
+
+  async send(queue: QueueName, message: unknown): Promise<void> {
+    if (this.closed) throw new Error('Queue is closed');
+    const pending: Pending = {
+      messageId: randomUUID(),
+      body: JSON.stringify(message),
+      sentAt: Date.now(),
+      receiveCount: 0,
+    };
+    this.schedule(queue, pending, 0);
+  }
+
+  deadLetterList(): readonly DeadLetter[] {
+    return this.deadLetters;
+  }
+
+  /** Resolves when nothing is in flight or waiting for a retry. */
+  async drain(): Promise<void> {
+    while (this.inFlight.size > 0 || this.timers.size > 0) {
+      await Promise.race([...this.inFlight, new Promise((resolve) => setTimeout(resolve, 20))]);
+    }
+  }
+
+  /** Stops accepting work, cancels pending retries and waits for deliveries in flight. */
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const timer of this.timers) clearTimeout(timer);
+    this.timers.clear();
+    await Promise.allSettled([...this.inFlight]);
+  }
+
+  private schedule(queue: QueueName, pending: Pending, delayMs: number): void {
+    const timer = setTimeout(() => {
+      this.timers.delete(timer);
+      if (this.closed) return;
+      const delivery = this.deliver(queue, pending).finally(() => this.inFlight.delete(delivery));
+      this.inFlight.add(delivery);
+    }, delayMs);
+    this.timers.add(timer);
+  }
+
+  private async deliver(queue: QueueName, pending: Pending): Promise<void> {
+    const worker = this.workers.get(queue);
+    pending.receiveCount += 1;
+    let failure: string | undefined;
+    if (!worker) {
+      failure = `No worker registered for queue ${queue}`;
+    } else {
+      try {
+        const response = await worker({ Records: [toSqsRecord(queue, pending)] }, lambdaContext(queue));
+        if (response?.batchItemFailures.some((f) => f.itemIdentifier === pending.messageId)) {
+          failure = 'Reported as a batch item failure';
+        }
+      } catch (error) {
+        failure = error instanceof Error ? error.message : String(error);
+      }
+    }
+    if (failure === undefined) return;
+    if (pending.receiveCount >= this.maxReceiveCount) {
+      this.deadLetters.push({
+        queue,
+        messageId: pending.messageId,
+        body: pending.body,
+        receiveCount: pending.receiveCount,
+        lastError: failure,
+      });
+      return;
+    }
+    this.schedule(queue, pending, this.retryBaseMs * 2 ** (pending.receiveCount - 1));
+  }
+}
+
+function toSqsRecord(queue: QueueName, pending: Pending): SQSRecord {
+  return {
+    messageId: pending.messageId,
+    receiptHandle: `${pending.messageId}:${pending.receiveCount}`,
+    body: pending.body,
+    attributes: {
+      ApproximateReceiveCount: String(pending.receiveCount),
+      SentTimestamp: String(pending.sentAt),
+      SenderId: 'local',
+      ApproximateFirstReceiveTimestamp: String(Date.now()),
+    },
+    messageAttributes: {},
+    md5OfBody: createHash('md5').update(pending.body).digest('hex'),
+    eventSource: 'aws:sqs',
+    eventSourceARN: `arn:aws:sqs:local:000000000000:${queue}`,
+    awsRegion: 'local',
+  };
+}
+
+export function lambdaContext(name: string): Context {
+  const requestId = randomUUID();
+  return {
+    callbackWaitsForEmptyEventLoop: false,
+    functionName: name,
+    functionVersion: '$LATEST',
+    invokedFunctionArn: `arn:aws:lambda:local:000000000000:function:${name}`,
+    memoryLimitInMB: '512',
+    awsRequestId: requestId,
+    logGroupName: `/local/${name}`,
+    logStreamName: requestId,
+    getRemainingTimeInMillis: () => 30_000,
+    done: () => undefined,
+    fail: () => undefined,
+    succeed: () => undefined,
+  };
+}

@@ -1,0 +1,55 @@
+/**
+ * Domain errors. Each carries the public error code of DESIGN.md section 3; the HTTP status is chosen
+ * in exactly one place (shared/http/errors.ts). Errors never log themselves.
+ */
+export type ErrorCode =
+  | 'VALIDATION_ERROR'
+  | 'UNAUTHORIZED'
+  | 'FORBIDDEN'
+  | 'NOT_FOUND'
+  | 'DOCUMENT_NOT_FOUND'
+  | 'CONFLICT'
+  | 'IMPACT_ASSESSMENT_REQUIRED'
+  | 'UNPROCESSABLE'
+  | 'PAYLOAD_TOO_LARGE'
+  | 'RATE_LIMITED'
+  | 'INTERNAL';
+
+export interface ErrorDetail {
+  /** Dotted path of the offending field, e.g. `body.settings.biasAlertThreshold`. */
+  path: string;
+  message: string;
+}
+
+export abstract class ServiceError extends Error {
+  abstract readonly code: ErrorCode;
+  readonly details: ErrorDetail[] | undefined;
+
+  constructor(message: string, details?: ErrorDetail[]) {
+    super(message);
+    this.name = new.target.name;
+    this.details = details;
+  }
+}
+
+export class ValidationError extends ServiceError {
+  readonly code = 'VALIDATION_ERROR';
+}
+export class UnauthorizedError extends ServiceError {
+  readonly code = 'UNAUTHORIZED';
+}
+export class ForbiddenError extends ServiceError {
+  readonly code = 'FORBIDDEN';
+}
+export class NotFoundError extends ServiceError {
+  readonly code = 'NOT_FOUND';
+}
+export class ConflictError extends ServiceError {
+  readonly code = 'CONFLICT';
+}
+export class UnprocessableError extends ServiceError {
+  readonly code = 'UNPROCESSABLE';
+}
+export class PayloadTooLargeError extends ServiceError {
+  readonly code = 'PAYLOAD_TOO_LARGE';
+}

@@ -1,0 +1,50 @@
+import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { ServiceError, type ErrorCode, type ErrorDetail } from '../errors.js';
+import { logger } from '../runtime/logger.js';
+
+/** The one place where error codes become HTTP statuses. */
+export const STATUS_OF: Record<ErrorCode, number> = {
+  VALIDATION_ERROR: 400,
+  UNAUTHORIZED: 401,
+  FORBIDDEN: 403,
+  NOT_FOUND: 404,
+  DOCUMENT_NOT_FOUND: 404,
+  CONFLICT: 409,
+  IMPACT_ASSESSMENT_REQUIRED: 409,
+  UNPROCESSABLE: 422,
+  PAYLOAD_TOO_LARGE: 413,
+  RATE_LIMITED: 429,
+  INTERNAL: 500,
+};
+
+export function errorResponse(
+  code: ErrorCode,
+  message: string,
+  requestId: string,
+  details?: ErrorDetail[],
+): APIGatewayProxyStructuredResultV2 {
+  return {
+    statusCode: STATUS_OF[code],
+    headers: { 'content-type': 'application/json', 'x-request-id': requestId },
+    body: JSON.stringify({ error: { code, message, ...(details ? { details } : {}), requestId } }),
+  };
+}
+
+/** Maps anything thrown by a handler to the error envelope; unexpected errors are logged and hidden. */
+export function toErrorResponse(error: unknown, requestId: string): APIGatewayProxyStructuredResultV2 {
+  if (error instanceof ServiceError)
+    return errorResponse(error.code, error.message, requestId, error.details);
+  // @middy/http-json-body-parser reports a body that is not JSON as an HTTP error.
+  if (isMiddyJsonError(error))
+    return errorResponse('VALIDATION_ERROR', 'Request body is not valid JSON', requestId);
+  logger.error('Unhandled error', { requestId, error: error as Error });
+  return errorResponse('INTERNAL', 'Internal error', requestId);
+}
+
+function isMiddyJsonError(error: unknown): boolean {
+  return (
+    error instanceof Error &&
+    (error as { expose?: boolean }).expose === true &&
+    (error.cause as { package?: string } | undefined)?.package === '@middy/http-json-body-parser'
+  );
+}

@@ -1,0 +1,123 @@
+import middy from '@middy/core';
+import httpJsonBodyParser from '@middy/http-json-body-parser';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import type { z } from 'zod';
+import type { Principal } from '../domain/auth/principal.js';
+import { ForbiddenError, PayloadTooLargeError } from '../errors.js';
+import type { AuthMode, RouteDef } from '../routes/route.js';
+import { getDeps, type Deps } from '../runtime/deps.js';
+import { logger } from '../runtime/logger.js';
+import '../runtime/aws-deps.js';
+import { authenticate } from '../services/auth.js';
+import { toErrorResponse } from './errors.js';
+import { parsePart } from './validation.js';
+
+/** Largest JSON request body accepted (documents themselves go to object storage, never through the API). */
+export const MAX_JSON_BODY_BYTES = 256 * 1024;
+
+type Out<S> = S extends z.ZodType ? z.output<S> : undefined;
+
+export interface HandlerRequest<P, Q, B, A extends AuthMode> {
+  params: Out<P>;
+  query: Out<Q>;
+  body: Out<B>;
+  principal: A extends { kind: 'public' } ? null : Principal;
+  deps: Deps;
+  requestId: string;
+  event: APIGatewayProxyEventV2;
+}
+
+export interface HttpResult {
+  statusCode: number;
+  body?: unknown;
+  headers?: Record<string, string>;
+}
+
+export const ok = (body: unknown): HttpResult => ({ statusCode: 200, body });
+export const created = (body: unknown): HttpResult => ({ statusCode: 201, body });
+export const noContent = (): HttpResult => ({ statusCode: 204 });
+
+type Event = APIGatewayProxyEventV2 & { body?: unknown };
+
+/**
+ * Builds a route's Lambda handler: JSON body parsing (middy), authentication and role checks from the route
+ * table, zod validation of params, query and body, then the route's function; every error becomes the
+ * error envelope in one place.
+ */
+export function defineHandler<
+  P extends z.ZodType | undefined,
+  Q extends z.ZodType | undefined,
+  B extends z.ZodType | undefined,
+  A extends AuthMode,
+>(route: RouteDef<P, Q, B, A>, fn: (request: HandlerRequest<P, Q, B, A>) => Promise<HttpResult>) {
+  // Any content type is parsed as JSON (the option exists at runtime; its typings lag behind).
+  const parseJson = httpJsonBodyParser({ disableContentTypeCheck: true } as Parameters<
+    typeof httpJsonBodyParser
+  >[0]);
+  return middy<Event, APIGatewayProxyStructuredResultV2, Error, Context>()
+    .before(async (request) => {
+      const { event } = request;
+      const raw = event.body;
+      if (typeof raw !== 'string' || raw.length === 0) {
+        event.body = undefined;
+        return;
+      }
+      const size = event.isBase64Encoded ? Math.floor((raw.length * 3) / 4) : Buffer.byteLength(raw);
+      if (size > MAX_JSON_BODY_BYTES)
+        throw new PayloadTooLargeError(`Request body exceeds ${MAX_JSON_BODY_BYTES} bytes`);
+      await parseJson.before?.(request as never);
+    })
+    .handler(async (event) => {
+      const requestId = event.requestContext.requestId;
+      try {
+        const deps = getDeps();
+        const principal = route.auth.kind === 'public' ? null : await authorise(deps, event, route.auth);
+        if (principal) logger.appendKeys({ firmId: principal.firmId });
+        const result = await fn({
+          params: parsePart(route.request.params, event.pathParameters ?? {}, 'params') as Out<P>,
+          query: parsePart(route.request.query, event.queryStringParameters ?? {}, 'query') as Out<Q>,
+          body: parsePart(route.request.body, event.body ?? {}, 'body') as Out<B>,
+          principal: principal as HandlerRequest<P, Q, B, A>['principal'],
+          deps,
+          requestId,
+          event,
+        });
+        return toResponse(result, requestId);
+      } finally {
+        logger.removeKeys(['firmId']);
+      }
+    })
+    .onError(async (request) => {
+      request.response = toErrorResponse(request.error, request.event.requestContext?.requestId ?? 'unknown');
+    });
+}
+
+async function authorise(
+  deps: Deps,
+  event: APIGatewayProxyEventV2,
+  auth: Extract<AuthMode, { kind: 'authenticated' }>,
+): Promise<Principal> {
+  const headers = event.headers ?? {};
+  const principal = await authenticate(deps, {
+    apiKey: headers['x-service-key'],
+    authorization: headers.authorization,
+  });
+  if (auth.credentials === 'user' && principal.kind !== 'user') {
+    throw new ForbiddenError('This operation requires a signed-in user, not an API key');
+  }
+  if (auth.roles && principal.kind === 'user' && !auth.roles.includes(principal.role)) {
+    throw new ForbiddenError(`This operation requires role ${auth.roles.join(' or ')}`);
+  }
+  return principal;
+}
+
+function toResponse(result: HttpResult, requestId: string): APIGatewayProxyStructuredResultV2 {
+  const headers = { 'x-request-id': requestId, ...result.headers };
+  if (result.body === undefined) return { statusCode: result.statusCode, headers };
+  if (typeof result.body === 'string') return { statusCode: result.statusCode, headers, body: result.body };
+  return {
+    statusCode: result.statusCode,
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(result.body),
+  };
+}

@@ -1,0 +1,126 @@
+import { ImmutableObjectError } from '../ports/object-store.js';
+import { newId } from '../ids.js';
+import { isoNow } from '../ports/clock.js';
+import type { Deps } from '../runtime/deps.js';
+import { logger } from '../runtime/logger.js';
+import { immutableRecordKey } from '../store/keys.js';
+import {
+  advanceHeadToLastRecord,
+  commitRecord,
+  deleteOutbox,
+  readHead,
+  type TransactItem,
+} from '../store/ledger-store.js';
+import type { LedgerEventType } from './event-types.js';
+import { canonicalJson } from './hashing.js';
+import type { Actor, LedgerRecord, RecordPayload } from './record.js';
+
+export type { Actor } from './record.js';
+import { sealRecord } from './seal.js';
+import { publicKeyBase64 } from './signing-key.js';
+
+export interface AppendInput {
+  firmId: string;
+  eventType: LedgerEventType;
+  actor: Actor;
+  /** sha256 of the document for document events; empty string otherwise. */
+  documentHash?: string;
+  documentMetadata: Record<string, unknown>;
+  reviewJobId?: string | null;
+}
+
+export interface AppendOptions {
+  /** Writes committed atomically with the record (state change and evidence succeed or fail together). */
+  with?: TransactItem[];
+  /** Thrown when one of `with`'s conditions fails; receives the index of the failed item. */
+  onConflict?: (failedItem: number) => Error;
+}
+
+const MAX_ATTEMPTS = 200;
+
+/**
+ * Appends a record to a firm's chain.
+ *
+ * Each attempt reads the chain head, seals the record after it and commits head, record and an outbox entry
+ * in one DynamoDB transaction whose conditions guarantee that sequence numbers are unique, gapless and
+ * strictly increasing. A lost race retries on the new head. After the commit the record's canonical bytes
+ * go to the immutable store and the outbox entry is removed; if the process dies in between, the outbox
+ * sweep (functions/workers/ledger-outbox-sweep) finishes the copy.
+ */
+export async function appendRecord(
+  deps: Deps,
+  input: AppendInput,
+  options: AppendOptions = {},
+): Promise<LedgerRecord> {
+  const publicKey = await publicKeyBase64(deps.signer);
+  for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+    const head = await readHead(deps, input.firmId);
+    const now = isoNow(deps.clock);
+    const payload: RecordPayload = {
+      id: newId('record'),
+      firmId: input.firmId,
+      sequenceNumber: head.sequenceNumber + 1,
+      eventType: input.eventType,
+      actorId: input.actor.id,
+      actorName: input.actor.name,
+      actorFcaRef: input.actor.fcaRef,
+      documentHash: input.documentHash ?? '',
+      documentMetadata: input.documentMetadata,
+      // Timestamps never go backwards along the chain, even across hosts with slightly different clocks.
+      timestamp: head.timestamp !== null && head.timestamp > now ? head.timestamp : now,
+      reviewJobId: input.reviewJobId ?? null,
+    };
+    const record = await sealRecord(payload, head.chainHash, deps.signer, publicKey);
+    const body = canonicalJson(record);
+    const result = await commitRecord(deps, head, record, body, options.with);
+    if (result === 'committed') {
+      await archiveRecord(deps, record.firmId, record.sequenceNumber, body);
+      return record;
+    }
+    if (result === 'head-behind') {
+      logger.warn('Ledger head is behind its records; advancing it', { firmId: input.firmId, head });
+      await advanceHeadToLastRecord(deps, input.firmId, head);
+    } else if (typeof result === 'object') {
+      throw (
+        options.onConflict?.(result.failedItem) ?? new Error(`Condition of write ${result.failedItem} failed`)
+      );
+    }
+    await backoff(attempt);
+  }
+  throw new Error(`Could not append to the ledger of ${input.firmId} after ${MAX_ATTEMPTS} attempts`);
+}
+
+/**
+ * Copies a committed record's canonical bytes to the immutable store, then clears its outbox entry.
+ * Idempotent: an identical existing copy counts as done. A failure leaves the outbox entry for the sweep.
+ */
+export async function archiveRecord(
+  deps: Deps,
+  firmId: string,
+  sequenceNumber: number,
+  body: string,
+): Promise<boolean> {
+  try {
+    await deps.objects.put(
+      'immutable',
+      immutableRecordKey(firmId, sequenceNumber),
+      new TextEncoder().encode(body),
+      'application/json',
+    );
+  } catch (error) {
+    const level = error instanceof ImmutableObjectError ? 'error' : 'warn';
+    logger[level]('Immutable copy of a ledger record failed; the outbox sweep will retry', {
+      firmId,
+      sequenceNumber,
+      error: error as Error,
+    });
+    return false;
+  }
+  await deleteOutbox(deps, firmId, sequenceNumber);
+  return true;
+}
+
+function backoff(attempt: number): Promise<void> {
+  const ceiling = Math.min(200, 5 * 2 ** Math.min(attempt, 6));
+  return new Promise((resolve) => setTimeout(resolve, Math.random() * ceiling));
+}

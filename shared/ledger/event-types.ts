@@ -1,0 +1,37 @@
+/** The closed set of ledger event types (additions only, never renames) and their webhook names. */
+export const LEDGER_EVENT_TYPES = [
+  'GENERATION_RECORDED',
+  'DOCUMENT_SUBMITTED',
+  'REVIEW_STARTED',
+  'REVIEW_COMPLETED',
+  'DOCUMENT_APPROVED',
+  'DOCUMENT_MODIFIED',
+  'DOCUMENT_REJECTED',
+  'CERTIFICATE_ISSUED',
+  'CHAIN_VERIFIED',
+  'CHAIN_REPAIRED',
+  'SLA_BREACHED',
+  'JOB_ESCALATED',
+  'IMPACT_ASSESSMENT_APPROVED',
+  'INCIDENT_LOGGED',
+  'INCIDENT_RESOLVED',
+  'ASSURANCE_REVIEW_SIGNED',
+  'FIRM_SETTINGS_UPDATED',
+] as const;
+
+export type LedgerEventType = (typeof LEDGER_EVENT_TYPES)[number];
+
+export const WEBHOOK_EVENT_NAMES = {
+  DOCUMENT_SUBMITTED: 'job.submitted',
+  REVIEW_STARTED: 'review.started',
+  REVIEW_COMPLETED: 'review.completed',
+  DOCUMENT_APPROVED: 'document.approved',
+  DOCUMENT_MODIFIED: 'document.modified',
+  DOCUMENT_REJECTED: 'document.rejected',
+  CHAIN_REPAIRED: 'chain.repaired',
+  SLA_BREACHED: 'sla.breached',
+  IMPACT_ASSESSMENT_APPROVED: 'impact-assessment.approved',
+  INCIDENT_LOGGED: 'incident.logged',
+  INCIDENT_RESOLVED: 'incident.resolved',
+  FIRM_SETTINGS_UPDATED: 'firm-settings.updated',
+} as const satisfies Partial<Record<LedgerEventType, string>>;

@@ -1,0 +1,153 @@
+import { z } from 'zod';
+import { httpRoutes, ROUTES } from './routes.js';
+import type { RouteDef } from './routes/route.js';
+import { ErrorBody } from './schemas/common.js';
+
+type JsonSchema = Record<string, unknown>;
+
+const COMPONENT = '#/components/schemas/';
+
+/**
+ * Generates the OpenAPI 3.1 description from the route table and the same zod schemas that validate
+ * requests (zod's own JSON Schema 2020-12 output, which OpenAPI 3.1 uses as its schema dialect).
+ */
+export function buildOpenApi(routes: readonly RouteDef[] = ROUTES): Record<string, unknown> {
+  const components: Record<string, JsonSchema> = {};
+
+  const convert = (schema: z.ZodType, io: 'input' | 'output'): JsonSchema => {
+    const json = z.toJSONSchema(schema, {
+      target: 'draft-2020-12',
+      io,
+      unrepresentable: 'any',
+    }) as JsonSchema;
+    const rewritten = JSON.parse(JSON.stringify(json).replaceAll('"#/$defs/', `"${COMPONENT}`)) as JsonSchema;
+    const { $schema: _schema, $defs, ...rest } = rewritten;
+    for (const [id, def] of Object.entries(($defs as Record<string, JsonSchema> | undefined) ?? {})) {
+      // Input and output forms of a schema can differ (defaults); keep the first, name a differing one apart.
+      if (!components[id]) components[id] = def;
+    }
+    return rest;
+  };
+
+  const errorRef = { $ref: `${COMPONENT}Error` };
+  convert(ErrorBody, 'output');
+
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const { method, path, route, alias } of httpRoutes(routes)) {
+    const parameters: unknown[] = [];
+    for (const [location, schema] of [
+      ['path', route.request.params],
+      ['query', route.request.query],
+    ] as const) {
+      if (!schema) continue;
+      const json = convert(schema, 'input') as {
+        properties?: Record<string, JsonSchema>;
+        required?: string[];
+      };
+      for (const [name, property] of Object.entries(json.properties ?? {})) {
+        const { description, ...propertySchema } = property;
+        parameters.push({
+          name,
+          in: location,
+          required: location === 'path' || (json.required ?? []).includes(name),
+          ...(description ? { description } : {}),
+          schema: propertySchema,
+        });
+      }
+    }
+
+    const responses: Record<string, unknown> = {};
+    for (const [status, response] of Object.entries(route.responses)) {
+      responses[status] = {
+        description: response.description,
+        ...(response.schema
+          ? { content: { 'application/json': { schema: convert(response.schema, 'output') } } }
+          : {}),
+      };
+    }
+    const errorStatuses = [
+      ...(route.request.params || route.request.query || route.request.body ? ['400'] : []),
+      ...(route.auth.kind === 'public' ? [] : ['401', '403']),
+      ...(route.request.params ? ['404'] : []),
+      ...(route.method === 'GET' ? [] : ['409']),
+      '500',
+    ];
+    for (const status of errorStatuses) {
+      responses[status] ??= {
+        description: ERROR_DESCRIPTIONS[status],
+        content: { 'application/json': { schema: errorRef } },
+      };
+    }
+
+    const operation: Record<string, unknown> = {
+      operationId: alias ? `${route.operationId}Principal` : route.operationId,
+      tags: [alias ? 'Principal' : route.tag],
+      summary: route.summary,
+      ...(route.description ? { description: route.description } : {}),
+      ...(parameters.length ? { parameters } : {}),
+      ...(route.request.body
+        ? {
+            requestBody: {
+              required: true,
+              content: { 'application/json': { schema: convert(route.request.body, 'input') } },
+            },
+          }
+        : {}),
+      responses,
+      security: route.auth.kind === 'public' ? [] : [{ apiKey: [] }, { bearer: [] }],
+    };
+    (paths[path] ??= {})[method.toLowerCase()] = operation;
+  }
+
+  const tags = [
+    ...new Set(
+      Object.values(paths).flatMap((ops) =>
+        Object.values(ops).flatMap((op) => (op as { tags: string[] }).tags),
+      ),
+    ),
+  ]
+    .sort()
+    .map((name) => ({ name, description: TAG_DESCRIPTIONS[name] ?? `${name} operations` }));
+
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Governance Ledger Service',
+      version: '1.0.0',
+      description:
+        'Append-only, hash-chained, ECDSA-signed compliance ledger for regulated financial-advice firms. Record format: docs/ledger-format.md.',
+      license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
+    },
+    servers: [{ url: '/', description: 'This deployment' }],
+    tags,
+    paths,
+    components: {
+      schemas: Object.fromEntries(Object.entries(components).sort(([a], [b]) => a.localeCompare(b))),
+      securitySchemes: {
+        apiKey: { type: 'apiKey', in: 'header', name: 'X-Service-Key', description: 'Firm API key (gls_…)' },
+        bearer: {
+          type: 'http',
+          scheme: 'bearer',
+          bearerFormat: 'JWT',
+          description: "A firm user's OIDC token",
+        },
+      },
+    },
+  };
+}
+
+const ERROR_DESCRIPTIONS: Record<string, string> = {
+  '400': 'Invalid request (details lists the offending fields)',
+  '401': 'Missing or invalid credential',
+  '403': 'Credential lacks the role or credential type required',
+  '404': 'Not found (also for resources of another firm)',
+  '409': 'Conflict with the current state',
+  '500': 'Internal error',
+};
+
+const TAG_DESCRIPTIONS: Record<string, string> = {
+  Public: 'Unauthenticated endpoints',
+  Ledger: 'The hash-chained, signed record chain',
+  Firm: 'Firm administration',
+  Principal: 'Review operations under the /v1/principal prefix',
+};

@@ -1,0 +1,37 @@
+import * as firm from './routes/firm.js';
+import * as ledger from './routes/ledger.js';
+import * as platform from './routes/platform.js';
+import type { HttpMethod, RouteDef } from './routes/route.js';
+
+/**
+ * The route table: the single source for the CDK stack (one Lambda per route), the embedded local server
+ * and the OpenAPI description.
+ */
+export const ROUTES: readonly RouteDef[] = [
+  ...Object.values(platform),
+  ...Object.values(ledger),
+  ...Object.values(firm),
+] as RouteDef[];
+
+export interface HttpRoute {
+  method: HttpMethod;
+  path: string;
+  route: RouteDef;
+  /** True for the /v1/principal alias of a /v1/review route. */
+  alias: boolean;
+}
+
+const REVIEW_PREFIX = '/v1/review/';
+const PRINCIPAL_PREFIX = '/v1/principal/';
+
+/** Every (method, path) the API serves: each route, plus the /v1/principal alias of each /v1/review route. */
+export function httpRoutes(routes: readonly RouteDef[] = ROUTES): HttpRoute[] {
+  return routes.flatMap((route) => {
+    const primary: HttpRoute = { method: route.method, path: route.path, route, alias: false };
+    if (!route.path.startsWith(REVIEW_PREFIX)) return [primary];
+    return [
+      primary,
+      { ...primary, path: PRINCIPAL_PREFIX + route.path.slice(REVIEW_PREFIX.length), alias: true },
+    ];
+  });
+}

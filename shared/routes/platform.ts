@@ -1,0 +1,41 @@
+import { Health, SigningKey } from '../schemas/common.js';
+import { PUBLIC, route } from './route.js';
+
+export const health = route({
+  operationId: 'getHealth',
+  method: 'GET',
+  path: '/health',
+  handler: 'functions/platform/health',
+  auth: PUBLIC,
+  permissions: {},
+  tag: 'Public',
+  summary: 'Service health',
+  request: {},
+  responses: { 200: { description: 'The service is up', schema: Health } },
+});
+
+export const signingKey = route({
+  operationId: 'getSigningKey',
+  method: 'GET',
+  path: '/.well-known/signing-key',
+  handler: 'functions/platform/signing-key',
+  auth: PUBLIC,
+  permissions: { publicKey: true },
+  tag: 'Public',
+  summary: 'The public key that verifies ledger signatures',
+  request: {},
+  responses: { 200: { description: 'base64 DER SubjectPublicKeyInfo and algorithm', schema: SigningKey } },
+});
+
+export const openapi = route({
+  operationId: 'getOpenApi',
+  method: 'GET',
+  path: '/openapi.json',
+  handler: 'functions/platform/openapi',
+  auth: PUBLIC,
+  permissions: {},
+  tag: 'Public',
+  summary: 'This OpenAPI 3.1 description',
+  request: {},
+  responses: { 200: { description: 'OpenAPI 3.1 document' } },
+});

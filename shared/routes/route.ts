@@ -1,0 +1,65 @@
+import type { z } from 'zod';
+import type { Role } from '../domain/auth/principal.js';
+import type { QueueName } from '../ports/queue.js';
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+/**
+ * Who may call a route. `public`: anyone. Otherwise a credential is required: `any` accepts a firm API key
+ * or a signed-in user, `user` only a signed-in user; `roles`, when given, restricts users to those roles
+ * (API keys act for the firm and pass a role check unless credentials is `user`).
+ */
+export type AuthMode =
+  { kind: 'public' } | { kind: 'authenticated'; credentials: 'any' | 'user'; roles?: readonly Role[] };
+
+/** What a route's function may touch: the CDK stack turns this into its IAM grants and environment. */
+export interface Permissions {
+  main?: 'read' | 'write';
+  /** read: query records; archive: also clear outbox entries; append: also commit records (implies archive). */
+  ledger?: 'read' | 'archive' | 'append';
+  immutable?: 'read' | 'write';
+  /** KMS Sign with the ledger key (every ledger append). */
+  sign?: boolean;
+  /** KMS GetPublicKey only (publishing the key). */
+  publicKey?: boolean;
+  queues?: readonly QueueName[];
+}
+
+export interface ResponseDef {
+  description: string;
+  schema?: z.ZodType;
+}
+
+export interface RouteDef<
+  P extends z.ZodType | undefined = z.ZodType | undefined,
+  Q extends z.ZodType | undefined = z.ZodType | undefined,
+  B extends z.ZodType | undefined = z.ZodType | undefined,
+  A extends AuthMode = AuthMode,
+> {
+  operationId: string;
+  method: HttpMethod;
+  /** API Gateway path syntax: `/v1/ledger/records/{id}`. */
+  path: string;
+  /** Handler module, relative to the repository root, without extension; it exports `handler`. */
+  handler: string;
+  auth: A;
+  permissions: Permissions;
+  tag: string;
+  summary: string;
+  description?: string;
+  request: { params?: P; query?: Q; body?: B };
+  responses: Record<number, ResponseDef>;
+}
+
+/** Declares a route, keeping its schemas' types for the handler. */
+export function route<
+  P extends z.ZodType | undefined = undefined,
+  Q extends z.ZodType | undefined = undefined,
+  B extends z.ZodType | undefined = undefined,
+  A extends AuthMode = AuthMode,
+>(def: RouteDef<P, Q, B, A>): RouteDef<P, Q, B, A> {
+  return def;
+}
+
+export const PUBLIC = { kind: 'public' } as const;
+export const ANY_CREDENTIAL = { kind: 'authenticated', credentials: 'any' } as const;

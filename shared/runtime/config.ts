@@ -1,0 +1,39 @@
+/** Configuration is read once, from the environment, by these helpers; a missing required value fails fast. */
+export function requireEnv(name: string): string {
+  const value = process.env[name];
+  if (value === undefined || value === '') throw new Error(`Missing required environment variable ${name}`);
+  return value;
+}
+
+export function optionalEnv(name: string, fallback: string): string {
+  const value = process.env[name];
+  return value === undefined || value === '' ? fallback : value;
+}
+
+export function intEnv(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 0)
+    throw new Error(`${name} must be a non-negative integer, got "${raw}"`);
+  return value;
+}
+
+/** Environment variable names shared by the CDK stack (which sets them) and the runtime (which reads them). */
+export const ENV = {
+  runtime: 'GLS_RUNTIME',
+  stage: 'GLS_STAGE',
+  mainTable: 'MAIN_TABLE_NAME',
+  ledgerTable: 'LEDGER_TABLE_NAME',
+  dynamoEndpoint: 'DYNAMODB_ENDPOINT',
+  immutableBucket: 'IMMUTABLE_BUCKET_NAME',
+  uploadsBucket: 'UPLOADS_BUCKET_NAME',
+  certificatesBucket: 'CERTIFICATES_BUCKET_NAME',
+  signingKeyId: 'SIGNING_KEY_ID',
+  ledgerArchiveQueueUrl: 'LEDGER_ARCHIVE_QUEUE_URL',
+  oidcIssuer: 'OIDC_ISSUER',
+  oidcAudience: 'OIDC_AUDIENCE',
+  oidcJwksUrl: 'OIDC_JWKS_URL',
+  oidcFirmClaim: 'OIDC_FIRM_CLAIM',
+  dataDir: 'DATA_DIR',
+} as const;

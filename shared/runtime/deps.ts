@@ -1,0 +1,47 @@
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { Clock } from '../ports/clock.js';
+import type { ObjectStore } from '../ports/object-store.js';
+import type { Queue } from '../ports/queue.js';
+import type { Signer } from '../ports/signer.js';
+import type { TableNames } from '../store/dynamo.js';
+
+export interface OidcConfig {
+  issuer: string;
+  audience: string;
+  jwksUrl: string;
+  /** Claim carrying the firm id (a Cognito custom attribute in AWS). */
+  firmClaim: string;
+}
+
+/** Everything a handler or worker needs, chosen once by a composition root (AWS or local). */
+export interface Deps {
+  db: DynamoDBDocumentClient;
+  tables: TableNames;
+  signer: Signer;
+  objects: ObjectStore;
+  queue: Queue;
+  clock: Clock;
+  oidc: OidcConfig;
+}
+
+let current: Deps | undefined;
+let factory: (() => Deps) | undefined;
+
+/** The embedded stack installs its local dependencies before serving. */
+export function installDeps(deps: Deps): void {
+  current = deps;
+}
+
+/** Lambda entry points register the AWS factory; it runs once per cold start, on first use. */
+export function registerDepsFactory(create: () => Deps): void {
+  factory = create;
+}
+
+export function getDeps(): Deps {
+  if (!current) {
+    if (!factory)
+      throw new Error('No dependencies installed: call installDeps() or registerDepsFactory() first');
+    current = factory();
+  }
+  return current;
+}

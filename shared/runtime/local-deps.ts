@@ -1,0 +1,61 @@
+import { join } from 'node:path';
+import { FsObjectStore } from '../adapters/local/fs-object-store.js';
+import { LocalQueue } from '../adapters/local/local-queue.js';
+import { LocalSigner } from '../adapters/local/local-signer.js';
+import { systemClock } from '../ports/clock.js';
+import { createDocumentClient } from '../store/dynamo.js';
+import { tableName } from '../store/tables.js';
+import type { Deps } from './deps.js';
+
+export const LOCAL_TABLES = {
+  main: tableName('local', 'main'),
+  ledger: tableName('local', 'ledger'),
+} as const;
+export const DEV_ISSUER = 'urn:governance-ledger:local-dev-issuer';
+export const DEV_AUDIENCE = 'governance-ledger-api';
+export const DEV_FIRM_CLAIM = 'custom:firm_id';
+
+/** Files of the embedded stack under DATA_DIR. */
+export function localPaths(dataDir: string) {
+  return {
+    dynamodb: join(dataDir, 'dynamodb'),
+    objects: join(dataDir, 'objects'),
+    signingKey: join(dataDir, 'keys', 'ledger-signing-key.pem'),
+    devIssuerKey: join(dataDir, 'keys', 'dev-issuer.jwk.json'),
+    stackFile: join(dataDir, 'local-stack.json'),
+    dynamoPidFile: join(dataDir, 'dynamodb.pid'),
+  };
+}
+
+/** What a running embedded stack publishes in DATA_DIR/local-stack.json for ledgerctl, benches and tests. */
+export interface LocalStackInfo {
+  baseUrl: string;
+  dynamoEndpoint: string;
+  pid: number;
+}
+
+/** The local composition root: DynamoDB Local, filesystem objects, file-backed P-256 key, in-process queue. */
+export function createLocalDeps(options: {
+  dataDir: string;
+  dynamoEndpoint: string;
+  baseUrl: string;
+  queue?: LocalQueue;
+}): Deps & {
+  queue: LocalQueue;
+} {
+  const paths = localPaths(options.dataDir);
+  return {
+    db: createDocumentClient(options.dynamoEndpoint),
+    tables: LOCAL_TABLES,
+    signer: new LocalSigner(paths.signingKey),
+    objects: new FsObjectStore(paths.objects),
+    queue: options.queue ?? new LocalQueue(),
+    clock: systemClock,
+    oidc: {
+      issuer: DEV_ISSUER,
+      audience: DEV_AUDIENCE,
+      jwksUrl: `${options.baseUrl}/dev-issuer/jwks.json`,
+      firmClaim: DEV_FIRM_CLAIM,
+    },
+  };
+}

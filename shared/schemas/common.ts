@@ -1,0 +1,69 @@
+import { z } from 'zod';
+
+/** Shapes shared by every area: errors, pagination, timestamps. Registered ids become OpenAPI components. */
+export const Timestamp = z.iso
+  .datetime({ offset: true })
+  .meta({ description: 'ISO 8601 date-time (UTC, milliseconds)' });
+
+export const ErrorBody = z
+  .object({
+    error: z.object({
+      code: z.enum([
+        'VALIDATION_ERROR',
+        'UNAUTHORIZED',
+        'FORBIDDEN',
+        'NOT_FOUND',
+        'DOCUMENT_NOT_FOUND',
+        'CONFLICT',
+        'IMPACT_ASSESSMENT_REQUIRED',
+        'UNPROCESSABLE',
+        'PAYLOAD_TOO_LARGE',
+        'RATE_LIMITED',
+        'INTERNAL',
+      ]),
+      message: z.string(),
+      details: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
+      requestId: z.string(),
+    }),
+  })
+  .meta({ id: 'Error', description: 'Body of every non-2xx response' });
+
+export const Pagination = z
+  .object({
+    page: z.number().int().min(1),
+    pageSize: z.number().int().min(1).max(100),
+    total: z.number().int().min(0),
+    totalPages: z.number().int().min(0),
+  })
+  .meta({ id: 'Pagination' });
+
+export const MAX_PAGE_SIZE = 100;
+export const DEFAULT_PAGE_SIZE = 25;
+
+export const PageQuery = z.object({
+  page: z.coerce.number().int().min(1).default(1).meta({ description: 'Page number, from 1' }),
+  pageSize: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(MAX_PAGE_SIZE)
+    .default(DEFAULT_PAGE_SIZE)
+    .meta({ description: `Items per page, 1 to ${MAX_PAGE_SIZE}` }),
+});
+
+export function paged<T extends z.ZodType>(item: T, id: string) {
+  return z.object({ data: z.array(item), pagination: Pagination }).meta({ id });
+}
+
+export const IdParam = z.object({ id: z.string().min(1).max(200) });
+
+export const Health = z.object({ status: z.string(), timestamp: Timestamp }).meta({ id: 'Health' });
+
+export const SigningKey = z
+  .object({
+    publicKey: z.string().meta({ description: 'base64 DER SubjectPublicKeyInfo' }),
+    algorithm: z.string().meta({ description: 'ECDSA_SHA_256 (key spec ECC_NIST_P256)' }),
+    keySpec: z.string(),
+    fingerprint: z.string().meta({ description: 'hex SHA-256 of the DER SubjectPublicKeyInfo' }),
+  })
+  .meta({ id: 'SigningKey' });

@@ -1,0 +1,82 @@
+import { createRemoteJWKSet, errors as joseErrors, jwtVerify, type JWTVerifyGetKey } from 'jose';
+import { hashApiKey, isWellFormedApiKey } from '../domain/auth/api-key-format.js';
+import type { Principal } from '../domain/auth/principal.js';
+import { UnauthorizedError } from '../errors.js';
+import { isoNow } from '../ports/clock.js';
+import type { Deps } from '../runtime/deps.js';
+import { findApiKeyByHash } from '../store/api-key-store.js';
+import { activateUser, getUserByEmail } from '../store/user-store.js';
+
+const jwksByUrl = new Map<string, JWTVerifyGetKey>();
+
+function jwks(url: string): JWTVerifyGetKey {
+  let set = jwksByUrl.get(url);
+  if (!set) {
+    set = createRemoteJWKSet(new URL(url), { cooldownDuration: 30_000, cacheMaxAge: 600_000 });
+    jwksByUrl.set(url, set);
+  }
+  return set;
+}
+
+export interface Credentials {
+  apiKey?: string;
+  authorization?: string;
+}
+
+/**
+ * Resolves the caller from exactly one credential: an API key (X-Service-Key) or a user's OIDC bearer token.
+ * Every failure is the same 401 to the caller; the message says which credential was refused.
+ */
+export async function authenticate(deps: Deps, credentials: Credentials): Promise<Principal> {
+  const { apiKey, authorization } = credentials;
+  if (apiKey && authorization)
+    throw new UnauthorizedError('Send one credential: X-Service-Key or Authorization, not both');
+  if (apiKey) return authenticateApiKey(deps, apiKey);
+  if (authorization) return authenticateBearer(deps, authorization);
+  throw new UnauthorizedError('Missing credential: send X-Service-Key or Authorization: Bearer <token>');
+}
+
+async function authenticateApiKey(deps: Deps, key: string): Promise<Principal> {
+  if (!isWellFormedApiKey(key)) throw new UnauthorizedError('Invalid API key');
+  const found = await findApiKeyByHash(deps, hashApiKey(key));
+  if (!found) throw new UnauthorizedError('Invalid API key');
+  return { kind: 'apiKey', firmId: found.firmId, keyId: found.keyId, name: found.name };
+}
+
+async function authenticateBearer(deps: Deps, authorization: string): Promise<Principal> {
+  const match = /^Bearer\s+(\S+)$/i.exec(authorization);
+  if (!match?.[1]) throw new UnauthorizedError('Authorization must be "Bearer <token>"');
+  const { oidc } = deps;
+  let claims;
+  try {
+    ({ payload: claims } = await jwtVerify(match[1], jwks(oidc.jwksUrl), {
+      issuer: oidc.issuer,
+      audience: oidc.audience,
+      algorithms: ['RS256', 'ES256'],
+      clockTolerance: 30,
+      requiredClaims: ['sub', 'exp'],
+    }));
+  } catch (error) {
+    if (error instanceof joseErrors.JOSEError) throw new UnauthorizedError('Invalid or expired token');
+    throw error;
+  }
+  const firmId = claims[oidc.firmClaim];
+  const email = claims.email;
+  if (typeof firmId !== 'string' || typeof email !== 'string' || typeof claims.sub !== 'string') {
+    throw new UnauthorizedError(`Token lacks the email or ${oidc.firmClaim} claim`);
+  }
+  let user = await getUserByEmail(deps, firmId, email);
+  if (!user || user.deactivatedAt) throw new UnauthorizedError('No active user for this token');
+  if (user.subject && user.subject !== claims.sub)
+    throw new UnauthorizedError('Token subject does not match the user');
+  if (!user.subject) user = await activateUser(deps, user, claims.sub, isoNow(deps.clock));
+  return {
+    kind: 'user',
+    firmId,
+    userId: user.id,
+    name: user.name,
+    email: user.email,
+    role: user.role,
+    fcaRef: user.fcaRef,
+  };
+}

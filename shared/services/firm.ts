@@ -1,0 +1,100 @@
+import { actorOf, actorType, type Principal } from '../domain/auth/principal.js';
+import {
+  crossFieldProblems,
+  diffSettings,
+  effectiveSettings,
+  isComplianceRelevant,
+  type FirmSettings,
+} from '../domain/firm/settings.js';
+import { ConflictError, NotFoundError, ValidationError } from '../errors.js';
+import { appendRecord } from '../ledger/append.js';
+import type { Deps } from '../runtime/deps.js';
+import {
+  getFirm,
+  settingsUpdateItem,
+  updateSettings,
+  type FirmItem,
+  countItems,
+} from '../store/firm-store.js';
+import { SK_PREFIX } from '../store/keys.js';
+import { readHead } from '../store/ledger-store.js';
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+
+export async function loadFirm(deps: Deps, firmId: string): Promise<FirmItem> {
+  const firm = await getFirm(deps, firmId);
+  // A credential outlived its firm: treat like any unknown resource.
+  if (!firm) throw new NotFoundError('Firm not found');
+  return firm;
+}
+
+export function presentFirm(firm: FirmItem) {
+  return {
+    id: firm.id,
+    name: firm.name,
+    frnNumber: firm.frnNumber,
+    plan: firm.plan,
+    createdAt: firm.createdAt,
+    settings: effectiveSettings(firm.settings),
+  };
+}
+
+const SETTINGS_ATTEMPTS = 5;
+
+/**
+ * Applies a settings update. Values equal to the stored ones are ignored; when nothing changes nothing is
+ * written. A change that touches a compliance-relevant setting is committed in the same transaction as its
+ * FIRM_SETTINGS_UPDATED record (both or neither). Concurrent updates are serialised by the firm's version.
+ */
+export async function changeSettings(
+  deps: Deps,
+  principal: Principal,
+  update: Partial<FirmSettings>,
+): Promise<FirmSettings> {
+  for (let attempt = 1; attempt <= SETTINGS_ATTEMPTS; attempt++) {
+    const firm = await loadFirm(deps, principal.firmId);
+    const current = effectiveSettings(firm.settings);
+    const changes = diffSettings(current, update);
+    if (changes.length === 0) return current;
+    const next = { ...current, ...Object.fromEntries(changes.map((c) => [c.field, c.to])) } as FirmSettings;
+    const problems = crossFieldProblems(next);
+    if (problems.length > 0) throw new ValidationError('Settings are inconsistent', problems);
+    const stored = { ...firm.settings, ...Object.fromEntries(changes.map((c) => [c.field, c.to])) };
+    try {
+      if (isComplianceRelevant(changes)) {
+        const actor = actorOf(principal);
+        await appendRecord(
+          deps,
+          {
+            firmId: firm.id,
+            eventType: 'FIRM_SETTINGS_UPDATED',
+            actor,
+            documentMetadata: {
+              actorType: actorType(principal),
+              actorId: actor.id,
+              actorName: actor.name,
+              changes,
+            },
+          },
+          { with: [settingsUpdateItem(deps, firm, stored)], onConflict: () => new VersionMoved() },
+        );
+      } else {
+        await updateSettings(deps, firm, stored);
+      }
+      return next;
+    } catch (error) {
+      if (!(error instanceof VersionMoved || error instanceof ConditionalCheckFailedException)) throw error;
+    }
+  }
+  throw new ConflictError('Settings were changed concurrently; retry the update');
+}
+
+class VersionMoved extends Error {}
+
+export async function firmStats(deps: Deps, firmId: string) {
+  const [head, certificateCount, jobCount] = await Promise.all([
+    readHead(deps, firmId),
+    countItems(deps, deps.tables.main, firmId, SK_PREFIX.certificate),
+    countItems(deps, deps.tables.main, firmId, SK_PREFIX.job),
+  ]);
+  return { recordCount: head.sequenceNumber, certificateCount, jobCount };
+}

@@ -1,0 +1,107 @@
+import { GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import type { Deps } from '../runtime/deps.js';
+import { withoutKeys } from './dynamo.js';
+import { keys, SK_PREFIX } from './keys.js';
+import type { TransactItem } from './ledger-store.js';
+
+export interface ApiKeyItem {
+  id: string;
+  firmId: string;
+  name: string;
+  /** The first characters of the key, enough to recognise it in a list; the key itself is never stored. */
+  keyPrefix: string;
+  createdAt: string;
+  revokedAt: string | null;
+}
+
+export interface ApiKeyLookup {
+  firmId: string;
+  keyId: string;
+  name: string;
+}
+
+/** The key record and its hash lookup, created together. Only the SHA-256 hash of the key is stored. */
+export function putApiKeyItems(deps: Deps, key: ApiKeyItem, keyHash: string): TransactItem[] {
+  return [
+    {
+      Put: {
+        TableName: deps.tables.main,
+        Item: { ...keys.apiKey(key.firmId, key.id), ...key, keyHash },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      },
+    },
+    {
+      Put: {
+        TableName: deps.tables.main,
+        Item: { ...keys.apiKeyHash(keyHash), firmId: key.firmId, keyId: key.id, name: key.name },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      },
+    },
+  ];
+}
+
+export async function createApiKey(deps: Deps, key: ApiKeyItem, keyHash: string): Promise<void> {
+  await deps.db.send(new TransactWriteCommand({ TransactItems: putApiKeyItems(deps, key, keyHash) }));
+}
+
+/** Strongly consistent, so a revoked key stops working at once. */
+export async function findApiKeyByHash(deps: Deps, keyHash: string): Promise<ApiKeyLookup | null> {
+  const { Item } = await deps.db.send(
+    new GetCommand({ TableName: deps.tables.main, Key: keys.apiKeyHash(keyHash), ConsistentRead: true }),
+  );
+  return Item
+    ? { firmId: Item.firmId as string, keyId: Item.keyId as string, name: Item.name as string }
+    : null;
+}
+
+export async function listApiKeys(deps: Deps, firmId: string): Promise<ApiKeyItem[]> {
+  const items: ApiKeyItem[] = [];
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await deps.db.send(
+      new QueryCommand({
+        TableName: deps.tables.main,
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+        ExpressionAttributeValues: { ':pk': keys.firmPk(firmId), ':prefix': SK_PREFIX.apiKey },
+        ExclusiveStartKey: startKey,
+      }),
+    );
+    for (const item of page.Items ?? []) items.push(withoutKeys(item, ['keyHash']) as ApiKeyItem);
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
+  return items;
+}
+
+/**
+ * Revokes a key: removes its hash lookup (so authentication fails from the next request on) and stamps
+ * revokedAt on the record, which is kept for audit. False when the key is unknown or already revoked.
+ */
+export async function revokeApiKey(deps: Deps, firmId: string, keyId: string, at: string): Promise<boolean> {
+  const { Item } = await deps.db.send(
+    new GetCommand({ TableName: deps.tables.main, Key: keys.apiKey(firmId, keyId), ConsistentRead: true }),
+  );
+  if (!Item || Item.revokedAt) return false;
+  try {
+    await deps.db.send(
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            Update: {
+              TableName: deps.tables.main,
+              Key: keys.apiKey(firmId, keyId),
+              UpdateExpression: 'SET revokedAt = :at',
+              ConditionExpression: 'attribute_exists(pk) AND revokedAt = :null',
+              ExpressionAttributeValues: { ':at': at, ':null': null },
+            },
+          },
+          { Delete: { TableName: deps.tables.main, Key: keys.apiKeyHash(Item.keyHash as string) } },
+        ],
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (error instanceof TransactionCanceledException) return false;
+    throw error;
+  }
+}

@@ -1,0 +1,88 @@
+import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { FirmSettings } from '../domain/firm/settings.js';
+import type { Deps } from '../runtime/deps.js';
+import { withoutKeys } from './dynamo.js';
+import { keys } from './keys.js';
+import type { TransactItem } from './ledger-store.js';
+
+export const PLANS = ['LEDGER', 'PRINCIPAL', 'BOTH'] as const;
+export type Plan = (typeof PLANS)[number];
+
+export interface FirmItem {
+  id: string;
+  name: string;
+  frnNumber: string;
+  plan: Plan;
+  createdAt: string;
+  /** Only the settings the firm has set; defaults fill the rest. */
+  settings: Partial<FirmSettings>;
+  /** Optimistic-concurrency version, incremented by every settings write. */
+  version: number;
+}
+
+export async function getFirm(deps: Deps, firmId: string): Promise<FirmItem | null> {
+  const { Item } = await deps.db.send(
+    new GetCommand({ TableName: deps.tables.main, Key: keys.firm(firmId) }),
+  );
+  return Item ? (withoutKeys(Item) as FirmItem) : null;
+}
+
+export function putFirmItem(deps: Deps, firm: FirmItem): TransactItem {
+  return {
+    Put: {
+      TableName: deps.tables.main,
+      Item: { ...keys.firm(firm.id), ...firm },
+      ConditionExpression: 'attribute_not_exists(pk)',
+    },
+  };
+}
+
+/** The settings write, conditional on the version the caller read (lost updates become retries). */
+export function settingsUpdateItem(
+  deps: Deps,
+  firm: FirmItem,
+  settings: Partial<FirmSettings>,
+): TransactItem {
+  return {
+    Update: {
+      TableName: deps.tables.main,
+      Key: keys.firm(firm.id),
+      UpdateExpression: 'SET settings = :settings, version = :next',
+      ConditionExpression: 'version = :version',
+      ExpressionAttributeValues: {
+        ':settings': settings,
+        ':next': firm.version + 1,
+        ':version': firm.version,
+      },
+    },
+  };
+}
+
+export async function updateSettings(
+  deps: Deps,
+  firm: FirmItem,
+  settings: Partial<FirmSettings>,
+): Promise<void> {
+  const update = settingsUpdateItem(deps, firm, settings).Update!;
+  await deps.db.send(new UpdateCommand(update));
+}
+
+/** Number of items in the firm's partition whose sort key starts with `prefix`. */
+export async function countItems(deps: Deps, table: string, firmId: string, prefix: string): Promise<number> {
+  let count = 0;
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await deps.db.send(
+      new QueryCommand({
+        TableName: table,
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+        ExpressionAttributeValues: { ':pk': keys.firmPk(firmId), ':prefix': prefix },
+        Select: 'COUNT',
+        ExclusiveStartKey: startKey,
+      }),
+    );
+    count += page.Count ?? 0;
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
+  return count;
+}

@@ -1,0 +1,44 @@
+/**
+ * The DynamoDB tables, described once. The CDK stack (lib/data) and the embedded stack (bin/local.ts)
+ * both create them from this description, so keys and indexes cannot drift apart.
+ *
+ * - main:   firms, users, API keys and the rest of the firm-scoped state. pk `FIRM#<firmId>` for every
+ *           firm-owned item; global lookups (API key hash) live under their own pk.
+ * - ledger: the hash chain. pk `FIRM#<firmId>`, sk `REC#<sequence, 12 digits>` for records, `HEAD` for the
+ *           chain head (last sequence, chain hash, timestamp) and `OUTBOX#<sequence>` for records whose
+ *           immutable copy is not yet confirmed.
+ */
+export interface IndexDefinition {
+  indexName: string;
+  partitionKey: string;
+  sortKey?: string;
+}
+
+export interface TableDefinition {
+  /** Logical name: the CDK construct id and the suffix of the physical name. */
+  name: 'main' | 'ledger';
+  partitionKey: string;
+  sortKey: string;
+  indexes: IndexDefinition[];
+}
+
+export const LEDGER_BY_RECORD_ID = 'byRecordId';
+export const LEDGER_PENDING_ARCHIVE = 'pendingArchive';
+
+export const TABLES: readonly TableDefinition[] = [
+  { name: 'main', partitionKey: 'pk', sortKey: 'sk', indexes: [] },
+  {
+    name: 'ledger',
+    partitionKey: 'pk',
+    sortKey: 'sk',
+    indexes: [
+      { indexName: LEDGER_BY_RECORD_ID, partitionKey: 'id' },
+      { indexName: LEDGER_PENDING_ARCHIVE, partitionKey: 'pendingArchive', sortKey: 'pendingSince' },
+    ],
+  },
+];
+
+/** Physical table name of a stage: `gls-<stage>-<table>` (the embedded stack is stage `local`). */
+export function tableName(stage: string, table: TableDefinition['name']): string {
+  return `gls-${stage}-${table}`;
+}
