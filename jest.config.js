@@ -16,6 +16,8 @@ const common = {
 };
 
 export default {
+  // Integration tests spawn ledgerctl and wait for workers; CDK synthesis takes seconds. Applies to all projects.
+  testTimeout: 120000,
   projects: [
     { ...common, displayName: 'unit', testMatch: ['<rootDir>/test/unit/**/*.test.ts'] },
     {
@@ -24,7 +26,6 @@ export default {
       testMatch: ['<rootDir>/test/integration/**/*.test.ts'],
       globalSetup: '<rootDir>/test/integration/global-setup.ts',
       globalTeardown: '<rootDir>/test/integration/global-teardown.ts',
-      testTimeout: 60000,
     },
     {
       ...common,

@@ -70,6 +70,8 @@ export function buildOpenApi(routes: readonly RouteDef[] = ROUTES): Record<strin
       ...(route.auth.kind === 'public' ? [] : ['401', '403']),
       ...(route.request.params ? ['404'] : []),
       ...(route.method === 'GET' ? [] : ['409']),
+      // Stage throttling answers 429 on every route.
+      '429',
       '500',
     ];
     for (const status of errorStatuses) {
@@ -142,6 +144,7 @@ const ERROR_DESCRIPTIONS: Record<string, string> = {
   '403': 'Credential lacks the role or credential type required',
   '404': 'Not found (also for resources of another firm)',
   '409': 'Conflict with the current state',
+  '429': 'Too many requests (stage throttling); retry with backoff',
   '500': 'Internal error',
 };
 

@@ -1,0 +1,142 @@
+import { SignJWT, generateKeyPair } from 'jose';
+import { ROUTES } from '../../shared/routes.js';
+import { DEV_AUDIENCE, DEV_FIRM_CLAIM, DEV_ISSUER } from '../../shared/runtime/local-deps.js';
+import { readFileSync } from 'node:fs';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { importJWK, type JWK } from 'jose';
+import { localPaths } from '../../shared/runtime/local-deps.js';
+import { keys } from '../../shared/store/keys.js';
+import { getUser } from '../../shared/store/user-store.js';
+import { api, createFirm, seedUser, stack, stackDeps, tokenFor, type TestFirm } from './helpers.js';
+
+/** A token signed with the stack's own dev issuer key, with explicit times. */
+async function devToken(
+  claims: Record<string, unknown>,
+  subject: string,
+  iat: number,
+  exp: number,
+): Promise<string> {
+  const jwk = JSON.parse(readFileSync(localPaths(stack.dataDir).devIssuerKey, 'utf8')) as JWK;
+  return new SignJWT(claims)
+    .setProtectedHeader({ alg: 'ES256', kid: jwk.kid! })
+    .setIssuer(DEV_ISSUER)
+    .setAudience(DEV_AUDIENCE)
+    .setSubject(subject)
+    .setIssuedAt(iat)
+    .setExpirationTime(exp)
+    .sign(await importJWK(jwk, 'ES256'));
+}
+
+const authenticated = ROUTES.filter((r) => r.auth.kind !== 'public');
+const concretePath = (path: string) => path.replace(/\{(\w+)\}/g, 'x_$1');
+
+describe('credentials', () => {
+  let firm: TestFirm;
+  beforeAll(async () => {
+    firm = await createFirm();
+  });
+
+  it.each(authenticated.map((r) => [r.method, r.path] as const))(
+    '%s %s answers 401 without a credential',
+    async (method, path) => {
+      const { status, body } = await api(method, concretePath(path));
+      expect(status).toBe(401);
+      expect(body.error.code).toBe('UNAUTHORIZED');
+    },
+  );
+
+  it.each(authenticated.map((r) => [r.method, r.path] as const))(
+    '%s %s answers 401 to an unknown API key',
+    async (method, path) => {
+      const { status } = await api(method, concretePath(path), { key: `gls_${'A'.repeat(43)}` });
+      expect(status).toBe(401);
+    },
+  );
+
+  it('answers 401 to malformed keys and malformed or foreign bearer tokens', async () => {
+    expect((await api('GET', '/v1/firm/me', { key: 'not-a-key' })).status).toBe(401);
+    expect((await api('GET', '/v1/firm/me', { headers: { authorization: 'Basic abc' } })).status).toBe(401);
+    expect((await api('GET', '/v1/firm/me', { token: 'not.a.jwt' })).status).toBe(401);
+    // Signed by a key that is not the issuer's.
+    const { privateKey } = await generateKeyPair('ES256');
+    const forged = await new SignJWT({ email: firm.admin.email, [DEV_FIRM_CLAIM]: firm.firmId })
+      .setProtectedHeader({ alg: 'ES256' })
+      .setIssuer(DEV_ISSUER)
+      .setAudience(DEV_AUDIENCE)
+      .setSubject('local|forged')
+      .setExpirationTime('1h')
+      .sign(privateKey);
+    expect((await api('GET', '/v1/firm/me', { token: forged })).status).toBe(401);
+  });
+
+  it('refuses a request that sends both credentials', async () => {
+    const token = await tokenFor(firm.firmId, firm.admin.email);
+    const { status, body } = await api('GET', '/v1/firm/me', { key: firm.key, token });
+    expect(status).toBe(401);
+    expect(body.error.message).toMatch(/one credential/);
+  });
+
+  it('accepts a user token and stamps activatedAt and the subject on first sign-in', async () => {
+    const user = await seedUser(firm.firmId, 'REVIEWER', `reviewer-${Date.now()}@firm.test`);
+    const token = await tokenFor(firm.firmId, user.email);
+    const { status, body } = await api('GET', '/v1/firm/me', { token });
+    expect(status).toBe(200);
+    expect(body.id).toBe(firm.firmId);
+    const stored = await getUser(stackDeps(), firm.firmId, user.id);
+    expect(stored?.activatedAt).toEqual(expect.any(String));
+    expect(stored?.subject).toBe(`local|${user.id}`);
+  });
+
+  it('refuses an expired token, a token for another subject and a deactivated user', async () => {
+    const user = await seedUser(firm.firmId, 'REVIEWER', `reviewer-exp-${Date.now()}@firm.test`);
+    const claims = { email: user.email, [DEV_FIRM_CLAIM]: firm.firmId };
+    const now = Math.floor(Date.now() / 1000);
+    const expired = await devToken(claims, `local|${user.id}`, now - 600, now - 120);
+    expect((await api('GET', '/v1/firm/me', { token: expired })).status).toBe(401);
+
+    expect((await api('GET', '/v1/firm/me', { token: await tokenFor(firm.firmId, user.email) })).status).toBe(
+      200,
+    );
+    const otherSubject = await devToken(claims, 'local|someone-else', now, now + 600);
+    expect((await api('GET', '/v1/firm/me', { token: otherSubject })).status).toBe(401);
+
+    const deps = stackDeps();
+    await deps.db.send(
+      new UpdateCommand({
+        TableName: deps.tables.main,
+        Key: keys.user(firm.firmId, user.id),
+        UpdateExpression: 'SET deactivatedAt = :at',
+        ExpressionAttributeValues: { ':at': new Date().toISOString() },
+      }),
+    );
+    const { status, body } = await api('GET', '/v1/firm/me', {
+      token: await tokenFor(firm.firmId, user.email),
+    });
+    expect(status).toBe(401);
+    expect(body.error.code).toBe('UNAUTHORIZED');
+  });
+
+  it('answers 403 FORBIDDEN when a user lacks the role', async () => {
+    const user = await seedUser(firm.firmId, 'REVIEWER', `reviewer2-${Date.now()}@firm.test`);
+    const token = await tokenFor(firm.firmId, user.email);
+    for (const [method, path, body] of [
+      ['PATCH', '/v1/firm/me/settings', { biasAlertThreshold: 0.3 }],
+      ['GET', '/v1/firm/me/api-keys', undefined],
+      ['POST', '/v1/firm/me/api-keys', { name: 'nope' }],
+      ['DELETE', '/v1/firm/me/api-keys/key_x', undefined],
+    ] as const) {
+      const response = await api(method, path, { token, body });
+      expect([path, response.status, response.body.error?.code]).toEqual([path, 403, 'FORBIDDEN']);
+    }
+  });
+
+  it('answers 401 to a token whose user is unknown or belongs to another firm', async () => {
+    const other = await createFirm();
+    const stranger = await seedUser(other.firmId, 'REVIEWER', `stranger-${Date.now()}@firm.test`);
+    const token = await tokenFor(other.firmId, stranger.email);
+    // Valid token of firm B: it only ever sees firm B.
+    expect((await api('GET', '/v1/firm/me', { token })).body.id).toBe(other.firmId);
+    // The same e-mail is not a user of firm A: a token naming firm A for it cannot be minted, and ledgerctl says so.
+    await expect(tokenFor(firm.firmId, stranger.email)).rejects.toThrow(/No user/);
+  });
+});

@@ -1,0 +1,21 @@
+import { startStack, type RunningStack } from '../support/local-stack.ts'; // loaded by Jest through CommonJS, so the real file name
+
+declare global {
+  var __GLS_STACK__: RunningStack | undefined;
+}
+
+/** One embedded stack for the whole integration run, started exactly like `npm start`. */
+export default async function globalSetup(): Promise<void> {
+  const stack = await startStack({
+    // A fast repair loop, so the crash-repair test does not wait a minute.
+    env: { OUTBOX_SWEEP_INTERVAL_SECONDS: '1', OUTBOX_GRACE_SECONDS: '2' },
+  });
+  globalThis.__GLS_STACK__ = stack;
+  // Test workers start after global setup and inherit the environment.
+  process.env.GLS_TEST_STACK = JSON.stringify({
+    baseUrl: stack.baseUrl,
+    dynamoEndpoint: stack.dynamoEndpoint,
+    dataDir: stack.dataDir,
+    pid: stack.pid,
+  });
+}

@@ -1,0 +1,129 @@
+import { putUserItems, type UserItem } from '../../shared/store/user-store.js';
+import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import type { Role } from '../../shared/domain/auth/principal.js';
+import { newId } from '../../shared/ids.js';
+import { createLocalDeps } from '../../shared/runtime/local-deps.js';
+import type { Deps } from '../../shared/runtime/deps.js';
+import { ledgerctl } from '../support/local-stack.js';
+
+export interface TestStack {
+  baseUrl: string;
+  dynamoEndpoint: string;
+  dataDir: string;
+  pid: number;
+}
+
+export const stack: TestStack = JSON.parse(process.env.GLS_TEST_STACK ?? 'null') as TestStack;
+if (!stack) throw new Error('GLS_TEST_STACK is not set: run integration tests through jest (global setup)');
+
+/** Dependencies wired to the running stack's DynamoDB Local, object store and signing key. */
+export function stackDeps(): Deps {
+  return createLocalDeps({
+    dataDir: stack.dataDir,
+    dynamoEndpoint: stack.dynamoEndpoint,
+    baseUrl: stack.baseUrl,
+  });
+}
+
+export interface Credential {
+  key?: string;
+  token?: string;
+}
+
+export interface ApiResponse<T = unknown> {
+  status: number;
+  body: T;
+  headers: Headers;
+}
+
+/** An HTTP call to the stack; `raw` sends a body string as is. */
+export async function api<T = any>(
+  method: string,
+  path: string,
+  options: Credential & { body?: unknown; raw?: string; headers?: Record<string, string> } = {},
+): Promise<ApiResponse<T>> {
+  const headers: Record<string, string> = { ...options.headers };
+  if (options.key) headers['x-service-key'] = options.key;
+  if (options.token) headers.authorization = `Bearer ${options.token}`;
+  let body: string | undefined = options.raw;
+  if (options.body !== undefined) {
+    body = JSON.stringify(options.body);
+    headers['content-type'] ??= 'application/json';
+  }
+  const response = await fetch(`${stack.baseUrl}${path}`, { method, headers, body });
+  const text = await response.text();
+  let parsed: unknown = text;
+  try {
+    parsed = text ? JSON.parse(text) : undefined;
+  } catch {
+    // Not JSON: keep the text.
+  }
+  return { status: response.status, body: parsed as T, headers: response.headers };
+}
+
+export interface TestFirm {
+  firmId: string;
+  key: string;
+  admin: { id: string; email: string; name: string };
+  firm: Record<string, unknown>;
+}
+
+let counter = 0;
+
+/** Onboards a fresh firm through the operator CLI, as an operator would. */
+export async function createFirm(plan: 'LEDGER' | 'PRINCIPAL' | 'BOTH' = 'BOTH'): Promise<TestFirm> {
+  counter += 1;
+  const tag = `${process.pid}-${counter}-${Date.now().toString(36)}`;
+  const email = `admin-${tag}@firm.test`;
+  const result = await ledgerctl(stack.dataDir, [
+    'firm',
+    'create',
+    '--name',
+    `Firm ${tag}`,
+    '--frn',
+    '123456',
+    '--plan',
+    plan,
+    '--admin-name',
+    'Ann Admin',
+    '--admin-email',
+    email,
+  ]);
+  if (result.code !== 0) throw new Error(`ledgerctl failed: ${result.stderr}`);
+  const json = result.json as {
+    firm: { id: string };
+    admin: { id: string; email: string; name: string };
+    apiKey: string;
+  };
+  return { firmId: json.firm.id, key: json.apiKey, admin: json.admin, firm: json.firm };
+}
+
+/** A signed-in user's bearer token, minted by `ledgerctl token` with the local dev issuer. */
+export async function tokenFor(firmId: string, email: string, ttl?: number): Promise<string> {
+  const args = ['token', '--firm', firmId, '--email', email, ...(ttl ? ['--ttl', String(ttl)] : [])];
+  const result = await ledgerctl(stack.dataDir, args);
+  if (result.code !== 0) throw new Error(`ledgerctl token failed: ${result.stderr}`);
+  return (result.json as { token: string }).token;
+}
+
+/** Adds a user straight to the store (the user endpoints belong to the review issue). */
+export async function seedUser(firmId: string, role: Role, email: string): Promise<UserItem> {
+  const deps = stackDeps();
+  const user: UserItem = {
+    id: newId('user'),
+    firmId,
+    name: `${role} user`,
+    email,
+    fcaRef: 'ABC12345',
+    qualifications: ['CFP'],
+    role,
+    isAvailable: true,
+    specialistVulnerability: false,
+    invitedAt: new Date().toISOString(),
+    activatedAt: null,
+    deactivatedAt: null,
+    activeJobId: null,
+  };
+  await deps.db.send(new TransactWriteCommand({ TransactItems: putUserItems(deps, user) }));
+  return user;
+}

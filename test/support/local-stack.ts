@@ -1,0 +1,85 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import type { LocalStackInfo } from '../../shared/runtime/local-deps.js';
+
+export const ROOT = resolve(import.meta.dirname, '../..');
+const TSX = join(ROOT, 'node_modules/.bin/tsx');
+
+export interface RunningStack extends LocalStackInfo {
+  dataDir: string;
+  child: ChildProcess;
+  output(): string;
+}
+
+/** Starts the embedded stack exactly as `npm start` does, on a free port, and waits for its ready line. */
+export async function startStack(
+  options: { dataDir?: string; env?: Record<string, string> } = {},
+): Promise<RunningStack> {
+  const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'gls-stack-'));
+  const child = spawn(TSX, ['bin/local.ts'], {
+    cwd: ROOT,
+    env: { ...process.env, DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'ERROR', ...options.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  await new Promise<void>((ready, fail) => {
+    const timer = setTimeout(() => fail(new Error(`Stack did not start in 90 s:\n${output}`)), 90_000);
+    const onData = () => {
+      if (/listening on http:\/\/localhost:\d+/.test(output)) {
+        clearTimeout(timer);
+        child.stdout.off('data', onData);
+        ready();
+      }
+    };
+    child.stdout.on('data', onData);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      fail(new Error(`Stack exited with ${code}:\n${output}`));
+    });
+  });
+  const info = JSON.parse(readFileSync(join(dataDir, 'local-stack.json'), 'utf8')) as LocalStackInfo;
+  return { ...info, dataDir, child, output: () => output };
+}
+
+/** SIGTERM, as Ctrl-C would; resolves with the exit code once the stack (and its Java child) is down. */
+export async function stopStack(
+  stack: RunningStack,
+  options: { removeData?: boolean } = {},
+): Promise<number | null> {
+  const exited = new Promise<number | null>((done) => {
+    if (stack.child.exitCode !== null) done(stack.child.exitCode);
+    else stack.child.once('exit', (code) => done(code));
+  });
+  stack.child.kill('SIGTERM');
+  const code = await exited;
+  if (options.removeData) rmSync(stack.dataDir, { recursive: true, force: true });
+  return code;
+}
+
+/** Runs `ledgerctl` against a stack's DATA_DIR and parses its one JSON line. */
+export async function ledgerctl(
+  dataDir: string,
+  args: string[],
+): Promise<{ code: number | null; json: unknown; stderr: string; stdout: string }> {
+  const child = spawn(TSX, ['bin/ledgerctl.ts', ...args], {
+    cwd: ROOT,
+    env: { ...process.env, DATA_DIR: dataDir },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const code = await new Promise<number | null>((done) => child.once('exit', done));
+  let json: unknown;
+  try {
+    json = JSON.parse(stdout);
+  } catch {
+    json = null;
+  }
+  return { code, json, stderr, stdout };
+}
