@@ -53,6 +53,8 @@ export async function appendRecord(
   options: AppendOptions = {},
 ): Promise<LedgerRecord> {
   const publicKey = await publicKeyBase64(deps.signer);
+  // Exactly what JSON (and so DynamoDB and the canonical form) will hold: no undefined, no class instances.
+  const documentMetadata = JSON.parse(JSON.stringify(input.documentMetadata)) as Record<string, unknown>;
   for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
     const head = await readHead(deps, input.firmId);
     const now = isoNow(deps.clock);
@@ -65,7 +67,7 @@ export async function appendRecord(
       actorName: input.actor.name,
       actorFcaRef: input.actor.fcaRef,
       documentHash: input.documentHash ?? '',
-      documentMetadata: input.documentMetadata,
+      documentMetadata,
       // Timestamps never go backwards along the chain, even across hosts with slightly different clocks.
       timestamp: head.timestamp !== null && head.timestamp > now ? head.timestamp : now,
       reviewJobId: input.reviewJobId ?? null,

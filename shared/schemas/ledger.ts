@@ -31,10 +31,15 @@ export const LedgerRecord = z
 
 export const LedgerRecordPage = paged(LedgerRecord, 'LedgerRecordPage');
 
+/** A date-time in any offset, normalised to the stored form (UTC, milliseconds) so it compares as text. */
+const TimestampBound = Timestamp.transform((value) => new Date(value).toISOString());
+
 export const ListRecordsQuery = PageQuery.extend({
   eventType: LedgerEventType.optional(),
-  startDate: Timestamp.optional().meta({ description: 'Inclusive lower bound on timestamp' }),
-  endDate: Timestamp.optional().meta({ description: 'Inclusive upper bound on timestamp' }),
+  startDate: TimestampBound.optional().meta({
+    description: 'Inclusive lower bound on timestamp (any offset)',
+  }),
+  endDate: TimestampBound.optional().meta({ description: 'Inclusive upper bound on timestamp (any offset)' }),
   actorId: z.string().min(1).max(200).optional(),
   documentHash: Hex64.optional(),
   documentReference: z.string().min(1).max(200).optional(),
@@ -42,7 +47,7 @@ export const ListRecordsQuery = PageQuery.extend({
     .enum(['desc', 'asc'])
     .default('desc')
     .meta({ description: 'By sequence number; newest first by default' }),
-}).refine((q) => !q.startDate || !q.endDate || Date.parse(q.startDate) <= Date.parse(q.endDate), {
+}).refine((q) => !q.startDate || !q.endDate || q.startDate <= q.endDate, {
   message: 'startDate must not be after endDate',
   path: ['startDate'],
 });

@@ -5,7 +5,7 @@ import { UnauthorizedError } from '../errors.js';
 import { isoNow } from '../ports/clock.js';
 import type { Deps } from '../runtime/deps.js';
 import { findApiKeyByHash } from '../store/api-key-store.js';
-import { activateUser, getUserByEmail } from '../store/user-store.js';
+import { activateUser, getUserByEmail, getUserBySubject } from '../store/user-store.js';
 
 const jwksByUrl = new Map<string, JWTVerifyGetKey>();
 
@@ -65,7 +65,9 @@ async function authenticateBearer(deps: Deps, authorization: string): Promise<Pr
   if (typeof firmId !== 'string' || typeof email !== 'string' || typeof claims.sub !== 'string') {
     throw new UnauthorizedError(`Token lacks the email or ${oidc.firmClaim} claim`);
   }
-  let user = await getUserByEmail(deps, firmId, email);
+  // A linked subject identifies the user; before the first sign-in the e-mail does.
+  let user =
+    (await getUserBySubject(deps, firmId, claims.sub)) ?? (await getUserByEmail(deps, firmId, email));
   if (!user || user.deactivatedAt) throw new UnauthorizedError('No active user for this token');
   if (user.subject && user.subject !== claims.sub)
     throw new UnauthorizedError('Token subject does not match the user');

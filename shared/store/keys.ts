@@ -13,6 +13,7 @@ export const keys = {
     pk: `FIRM#${firmId}`,
     sk: `USEREMAIL#${email.toLowerCase()}`,
   }),
+  userSubject: (firmId: string, subject: string) => ({ pk: `FIRM#${firmId}`, sk: `USERSUB#${subject}` }),
   apiKey: (firmId: string, keyId: string) => ({ pk: `FIRM#${firmId}`, sk: `APIKEY#${keyId}` }),
   apiKeyHash: (hash: string) => ({ pk: `APIKEYHASH#${hash}`, sk: 'APIKEYHASH' }),
   ledgerHead: (firmId: string) => ({ pk: `FIRM#${firmId}`, sk: 'HEAD' }),

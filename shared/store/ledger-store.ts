@@ -285,8 +285,8 @@ export async function queryRecordRange(
 
 /**
  * Every record of the firm matching the filter, in the given order. Filters are applied by DynamoDB
- * (FilterExpression) while it reads the firm's partition; timestamps are non-decreasing in sequence order,
- * which the date filters rely on to stop early.
+ * (FilterExpression) while it reads the firm's partition. Date bounds must be in the stored form (UTC ISO
+ * with milliseconds), which compares correctly as text.
  */
 export async function queryFilteredRecords(
   deps: Deps,

@@ -1,5 +1,5 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { Role } from '../domain/auth/principal.js';
 import type { Deps } from '../runtime/deps.js';
 import { withoutKeys } from './dynamo.js';
@@ -61,7 +61,22 @@ export async function getUserByEmail(deps: Deps, firmId: string, email: string):
   return Item ? getUser(deps, firmId, Item.userId as string) : null;
 }
 
-/** Stamps activatedAt and links the OIDC subject on first sign-in; a no-op when already linked. */
+/** The user linked to an OIDC subject, or null when no user has signed in with it yet. */
+export async function getUserBySubject(
+  deps: Deps,
+  firmId: string,
+  subject: string,
+): Promise<UserItem | null> {
+  const { Item } = await deps.db.send(
+    new GetCommand({ TableName: deps.tables.main, Key: keys.userSubject(firmId, subject) }),
+  );
+  return Item ? getUser(deps, firmId, Item.userId as string) : null;
+}
+
+/**
+ * First sign-in: stamps activatedAt and links the OIDC subject (on the user and in a subject index, so a
+ * later e-mail change at the identity provider still finds the user). A no-op when already linked.
+ */
 export async function activateUser(
   deps: Deps,
   user: UserItem,
@@ -70,17 +85,30 @@ export async function activateUser(
 ): Promise<UserItem> {
   try {
     await deps.db.send(
-      new UpdateCommand({
-        TableName: deps.tables.main,
-        Key: keys.user(user.firmId, user.id),
-        UpdateExpression: 'SET activatedAt = :at, subject = :sub',
-        ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(subject)',
-        ExpressionAttributeValues: { ':at': at, ':sub': subject },
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            Update: {
+              TableName: deps.tables.main,
+              Key: keys.user(user.firmId, user.id),
+              UpdateExpression: 'SET activatedAt = :at, subject = :sub',
+              ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(subject)',
+              ExpressionAttributeValues: { ':at': at, ':sub': subject },
+            },
+          },
+          {
+            Put: {
+              TableName: deps.tables.main,
+              Item: { ...keys.userSubject(user.firmId, subject), userId: user.id },
+              ConditionExpression: 'attribute_not_exists(pk)',
+            },
+          },
+        ],
       }),
     );
     return { ...user, activatedAt: at, subject };
   } catch (error) {
-    if (error instanceof ConditionalCheckFailedException)
+    if (error instanceof TransactionCanceledException)
       return (await getUser(deps, user.firmId, user.id)) ?? user;
     throw error;
   }

@@ -87,6 +87,23 @@ describe('credentials', () => {
     expect(stored?.subject).toBe(`local|${user.id}`);
   });
 
+  it('finds a linked user by subject after their e-mail changes at the identity provider', async () => {
+    const user = await seedUser(firm.firmId, 'REVIEWER', `renamed-${Date.now()}@firm.test`);
+    expect((await api('GET', '/v1/firm/me', { token: await tokenFor(firm.firmId, user.email) })).status).toBe(
+      200,
+    );
+    const now = Math.floor(Date.now() / 1000);
+    const claims = { email: 'new-address@firm.test', [DEV_FIRM_CLAIM]: firm.firmId };
+    const renamed = await devToken(claims, `local|${user.id}`, now, now + 600);
+    const renamedResponse = await api('GET', '/v1/firm/me', { token: renamed });
+    expect([renamedResponse.status, renamedResponse.body.error?.message]).toEqual([200, undefined]);
+    // An unlinked subject with an unknown e-mail finds nobody.
+    expect(
+      (await api('GET', '/v1/firm/me', { token: await devToken(claims, 'local|nobody', now, now + 600) }))
+        .status,
+    ).toBe(401);
+  });
+
   it('refuses an expired token, a token for another subject and a deactivated user', async () => {
     const user = await seedUser(firm.firmId, 'REVIEWER', `reviewer-exp-${Date.now()}@firm.test`);
     const claims = { email: user.email, [DEV_FIRM_CLAIM]: firm.firmId };

