@@ -27,11 +27,6 @@ export default {
       globalSetup: '<rootDir>/test/integration/global-setup.ts',
       globalTeardown: '<rootDir>/test/integration/global-teardown.ts',
     },
-    {
-      ...common,
-      displayName: 'infra',
-      testMatch: ['<rootDir>/test/infra/**/*.test.ts'],
-      testTimeout: 120000,
-    },
+    { ...common, displayName: 'infra', testMatch: ['<rootDir>/test/infra/**/*.test.ts'] },
   ],
 };

@@ -1,11 +1,11 @@
 import '../../shared/runtime/aws-deps.js';
-import { intEnv } from '../../shared/runtime/config.js';
+import { ENV, intEnv } from '../../shared/runtime/config.js';
 import { getDeps } from '../../shared/runtime/deps.js';
 import { logger } from '../../shared/runtime/logger.js';
 import { OUTBOX_GRACE_MS, sweepOutbox } from '../../shared/services/outbox.js';
 
 /** How old an unconfirmed copy must be before the sweep repairs it (OUTBOX_GRACE_SECONDS, default 30). */
-const graceMs = intEnv('OUTBOX_GRACE_SECONDS', OUTBOX_GRACE_MS / 1000) * 1000;
+const graceMs = intEnv(ENV.outboxGraceSeconds, OUTBOX_GRACE_MS / 1000) * 1000;
 
 /** Scheduled (EventBridge every minute; a timer locally): queues unconfirmed immutable copies for repair. */
 export const handler = async (): Promise<{ queued: number }> => {

@@ -36,4 +36,5 @@ export const ENV = {
   oidcJwksUrl: 'OIDC_JWKS_URL',
   oidcFirmClaim: 'OIDC_FIRM_CLAIM',
   dataDir: 'DATA_DIR',
+  outboxGraceSeconds: 'OUTBOX_GRACE_SECONDS',
 } as const;

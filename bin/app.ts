@@ -1,0 +1,56 @@
+import { App } from 'aws-cdk-lib';
+import { FIRM_CLAIM, type OidcSettings } from '../lib/auth.js';
+import { GovernanceLedgerStack } from '../lib/stack.js';
+import { parseStage } from '../lib/stage.js';
+
+/**
+ * The CDK app: one stack per stage.
+ *
+ *   npx cdk deploy -c stage=prod [-c retentionDays=3653]
+ *   npx cdk deploy -c stage=dev -c oidcIssuer=https://id.example.com -c oidcAudience=ledger-api
+ *        [-c oidcJwksUrl=...] [-c oidcFirmClaim=...]        (trust that issuer instead of a Cognito user pool)
+ */
+const app = new App();
+
+function context(key: string): string | undefined {
+  const value: unknown = app.node.tryGetContext(key);
+  if (value === undefined || value === null || value === '') return undefined;
+  return String(value);
+}
+
+function positiveInteger(key: string): number | undefined {
+  const raw = context(key);
+  if (raw === undefined) return undefined;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 1) throw new Error(`${key} must be a positive integer, got ${raw}`);
+  return value;
+}
+
+function externalIssuer(): OidcSettings | undefined {
+  const issuer = context('oidcIssuer');
+  const audience = context('oidcAudience');
+  if (issuer === undefined) {
+    if (audience !== undefined || context('oidcJwksUrl') !== undefined)
+      throw new Error('oidcAudience and oidcJwksUrl need oidcIssuer');
+    return undefined;
+  }
+  if (!issuer.startsWith('https://')) throw new Error(`oidcIssuer must be an https URL, got ${issuer}`);
+  if (audience === undefined) throw new Error('oidcIssuer needs oidcAudience');
+  return {
+    issuer,
+    audience,
+    // Where most issuers publish their keys; others (Okta, Entra ID) need oidcJwksUrl.
+    jwksUrl: context('oidcJwksUrl') ?? `${issuer.replace(/\/+$/, '')}/.well-known/jwks.json`,
+    firmClaim: context('oidcFirmClaim') ?? FIRM_CLAIM,
+  };
+}
+
+const stage = parseStage(context('stage') ?? 'dev');
+
+new GovernanceLedgerStack(app, `GovernanceLedger-${stage}`, {
+  stage,
+  retentionDays: positiveInteger('retentionDays'),
+  oidc: externalIssuer(),
+  env: { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION },
+  description: `Governance ledger service, stage ${stage}`,
+});

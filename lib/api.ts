@@ -1,0 +1,86 @@
+import { CfnOutput, Stack } from 'aws-cdk-lib';
+import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
+import { HttpApi, HttpMethod, LogGroupLogDestination } from 'aws-cdk-lib/aws-apigatewayv2';
+import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
+import { LogGroup } from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+import { httpRoutes } from '../shared/routes.js';
+import type { RouteDef } from '../shared/routes/route.js';
+import { applyRoutePermissions, type ServiceResources } from './permissions.js';
+import { ServiceFunction } from './service-function.js';
+import type { StageSettings } from './stage.js';
+
+export interface ApiProps {
+  stage: StageSettings;
+  routes: readonly RouteDef[];
+  resources: ServiceResources;
+}
+
+/**
+ * The HTTP API: one function per route of the route table, each (method, path) of httpRoutes() wired to its
+ * route's function, so a /v1/principal alias reaches the very function of its /v1/review route.
+ * Authentication happens in the functions (API key or OIDC token, see shared/http/handler.ts), which is why
+ * the routes carry no API Gateway authorizer.
+ */
+export class Api extends Construct {
+  readonly httpApi: HttpApi;
+  readonly url: string;
+  readonly functions = new Map<string, ServiceFunction>();
+
+  constructor(scope: Construct, id: string, props: ApiProps) {
+    super(scope, id);
+    const { stage, resources } = props;
+    this.httpApi = new HttpApi(this, 'HttpApi', {
+      apiName: `gls-${stage.name}-api`,
+      description: `Governance ledger (${stage.name})`,
+      // The default stage is added below, where throttling and access logs can be set.
+      createDefaultStage: false,
+    });
+    const accessLogs = new LogGroup(this, 'AccessLogs', {
+      retention: stage.logRetention,
+      removalPolicy: stage.removalPolicy,
+    });
+    const defaultStage = this.httpApi.addStage('DefaultStage', {
+      stageName: '$default',
+      autoDeploy: true,
+      throttle: stage.throttle,
+      accessLogSettings: {
+        destination: new LogGroupLogDestination(accessLogs),
+        // No headers, query strings or bodies: they may carry credentials and client data.
+        format: AccessLogFormat.custom(
+          JSON.stringify({
+            requestId: '$context.requestId',
+            requestTime: '$context.requestTime',
+            ip: '$context.identity.sourceIp',
+            routeKey: '$context.routeKey',
+            status: '$context.status',
+            responseLength: '$context.responseLength',
+            integrationLatency: '$context.integrationLatency',
+            integrationError: '$context.integrationErrorMessage',
+          }),
+        ),
+      },
+    });
+    this.url = defaultStage.url;
+
+    const integrations = new Map<RouteDef, HttpLambdaIntegration>();
+    for (const route of props.routes) {
+      if (this.functions.has(route.operationId))
+        throw new Error(`Two routes share the operationId ${route.operationId}`);
+      const fn = new ServiceFunction(this, route.operationId, {
+        module: route.handler,
+        stage,
+        description: `${route.method} ${route.path}: ${route.summary}`,
+      });
+      applyRoutePermissions(fn, route, resources);
+      this.functions.set(route.operationId, fn);
+      integrations.set(route, new HttpLambdaIntegration(`${route.operationId}Integration`, fn));
+    }
+    for (const { method, path, route } of httpRoutes(props.routes)) {
+      this.httpApi.addRoutes({ path, methods: [HttpMethod[method]], integration: integrations.get(route)! });
+    }
+
+    // At stack level, so the output keeps the plain name ApiUrl for scripts that read it.
+    new CfnOutput(Stack.of(this), 'ApiUrl', { description: 'Base URL of the HTTP API', value: this.url });
+  }
+}

@@ -1,0 +1,207 @@
+import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { AttributeType, BillingMode, ProjectionType, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
+import { AnyPrincipal, Effect, Grant, PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
+import {
+  BlockPublicAccess,
+  Bucket,
+  BucketEncryption,
+  ObjectLockRetention,
+  type BucketProps,
+} from 'aws-cdk-lib/aws-s3';
+import { Construct } from 'constructs';
+import { ENV } from '../shared/runtime/config.js';
+import { TABLES, tableName, type TableDefinition } from '../shared/store/tables.js';
+import type { StageSettings } from './stage.js';
+
+/** Seven years (and two leap days): the record-keeping period regulated advice firms are held to. */
+export const DEFAULT_RETENTION_DAYS = 2557;
+
+/**
+ * What a user's first sign-in writes (activateUser in shared/store/user-store.ts): activatedAt and subject on
+ * the user item, and a new subject index item. IAM limits each write to these attributes.
+ */
+const USER_ACTIVATION_ATTRIBUTES = ['pk', 'sk', 'activatedAt', 'subject'];
+const SUBJECT_INDEX_ATTRIBUTES = ['pk', 'sk', 'userId'];
+
+export interface DataProps {
+  stage: StageSettings;
+  /** Object Lock (COMPLIANCE) default retention of the immutable bucket. @default 2557 (7 years) */
+  retentionDays?: number;
+}
+
+/**
+ * The service's state: the two DynamoDB tables described in shared/store/tables.ts and the S3 buckets.
+ * Functions get access only through the grant methods below, each of which also sets the environment
+ * variable the runtime reads, so a grant and its configuration cannot drift apart.
+ */
+export class Data extends Construct {
+  readonly mainTable: Table;
+  readonly ledgerTable: Table;
+  /** Object Lock in COMPLIANCE mode: nobody, not even the account root, can shorten or lift the retention. */
+  readonly immutableBucket: Bucket;
+  readonly uploadsBucket: Bucket;
+  readonly certificatesBucket: Bucket;
+
+  constructor(scope: Construct, id: string, props: DataProps) {
+    super(scope, id);
+    const { stage } = props;
+    const retentionDays = props.retentionDays ?? DEFAULT_RETENTION_DAYS;
+    if (!Number.isInteger(retentionDays) || retentionDays < 1)
+      throw new Error(`retentionDays must be a positive integer, got ${retentionDays}`);
+
+    this.mainTable = this.table(stage, definition('main'));
+    this.ledgerTable = this.table(stage, definition('ledger'));
+
+    const safe: BucketProps = {
+      enforceSSL: true,
+      blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
+      encryption: BucketEncryption.S3_MANAGED,
+      // Buckets hold firms' documents: never deleted with the stack, whatever the stage.
+      removalPolicy: RemovalPolicy.RETAIN,
+    };
+    this.immutableBucket = new Bucket(this, 'ImmutableBucket', {
+      ...safe,
+      versioned: true,
+      objectLockEnabled: true,
+      objectLockDefaultRetention: ObjectLockRetention.compliance(Duration.days(retentionDays)),
+    });
+    // Object Lock keeps locked versions, but a plain DeleteObject would still hide a record behind a delete
+    // marker; deny every delete to every principal as well.
+    this.immutableBucket.addToResourcePolicy(
+      new PolicyStatement({
+        effect: Effect.DENY,
+        principals: [new AnyPrincipal()],
+        actions: ['s3:DeleteObject', 's3:DeleteObjectVersion'],
+        resources: [this.immutableBucket.arnForObjects('*')],
+      }),
+    );
+    this.uploadsBucket = new Bucket(this, 'UploadsBucket', {
+      ...safe,
+      versioned: false,
+      // A staging area for presigned uploads: a submitted document's lasting copy belongs in the immutable bucket.
+      lifecycleRules: [
+        { expiration: Duration.days(1), abortIncompleteMultipartUploadAfter: Duration.days(1) },
+      ],
+    });
+    this.certificatesBucket = new Bucket(this, 'CertificatesBucket', { ...safe, versioned: true });
+  }
+
+  grantMainRead(fn: LambdaFunction): Grant {
+    fn.addEnvironment(ENV.mainTable, this.mainTable.tableName);
+    return this.mainTable.grantReadData(fn);
+  }
+
+  grantMainReadWrite(fn: LambdaFunction): Grant {
+    fn.addEnvironment(ENV.mainTable, this.mainTable.tableName);
+    return this.mainTable.grantReadWriteData(fn);
+  }
+
+  /**
+   * First sign-in stamps activatedAt, links the OIDC subject and indexes the user by subject, in one
+   * transaction. IAM cannot demand the put's attribute_not_exists condition (the code sets it), but it does
+   * confine both writes to the activation attributes.
+   */
+  grantUserActivation(fn: LambdaFunction): Grant {
+    fn.addEnvironment(ENV.mainTable, this.mainTable.tableName);
+    const onlyAttributes = (attributes: string[]) => ({
+      'ForAllValues:StringEquals': { 'dynamodb:Attributes': attributes },
+    });
+    return Grant.addToPrincipal({
+      grantee: fn,
+      actions: ['dynamodb:UpdateItem'],
+      resourceArns: [this.mainTable.tableArn],
+      conditions: onlyAttributes(USER_ACTIVATION_ATTRIBUTES),
+    }).combine(
+      Grant.addToPrincipal({
+        grantee: fn,
+        actions: ['dynamodb:PutItem'],
+        resourceArns: [this.mainTable.tableArn],
+        conditions: onlyAttributes(SUBJECT_INDEX_ATTRIBUTES),
+      }),
+    );
+  }
+
+  // The ledger table is append-only: no grant below allows UpdateItem, and DeleteItem is granted only to
+  // archive and append, which clear outbox entries once a record's immutable copy is confirmed.
+
+  grantLedgerRead(fn: LambdaFunction): Grant {
+    fn.addEnvironment(ENV.ledgerTable, this.ledgerTable.tableName);
+    // Includes the table's indexes (record by id, pending archive).
+    return this.ledgerTable.grantReadData(fn);
+  }
+
+  grantLedgerArchive(fn: LambdaFunction): Grant {
+    return this.grantLedgerRead(fn).combine(this.grantOnLedgerTable(fn, 'dynamodb:DeleteItem'));
+  }
+
+  /** Appends are one TransactWriteItems: Put of head, record and outbox entry, with conditions. */
+  grantLedgerAppend(fn: LambdaFunction): Grant {
+    return this.grantLedgerRead(fn).combine(
+      this.grantOnLedgerTable(fn, 'dynamodb:PutItem', 'dynamodb:DeleteItem', 'dynamodb:ConditionCheckItem'),
+    );
+  }
+
+  /** GetObject plus ListBucket, so a missing object answers 404 rather than 403. */
+  grantImmutableRead(fn: LambdaFunction): Grant {
+    fn.addEnvironment(ENV.immutableBucket, this.immutableBucket.bucketName);
+    return Grant.addToPrincipal({
+      grantee: fn,
+      actions: ['s3:GetObject'],
+      resourceArns: [this.immutableBucket.arnForObjects('*')],
+    }).combine(
+      Grant.addToPrincipal({
+        grantee: fn,
+        actions: ['s3:ListBucket'],
+        resourceArns: [this.immutableBucket.bucketArn],
+      }),
+    );
+  }
+
+  /**
+   * PutObject, plus GetObject to compare bytes when a conditional put answers 412 (an identical re-write).
+   * Deliberately not bucket.grantPut: that includes PutObjectRetention and PutObjectLegalHold.
+   */
+  grantImmutableWrite(fn: LambdaFunction): Grant {
+    fn.addEnvironment(ENV.immutableBucket, this.immutableBucket.bucketName);
+    return Grant.addToPrincipal({
+      grantee: fn,
+      actions: ['s3:PutObject', 's3:GetObject'],
+      resourceArns: [this.immutableBucket.arnForObjects('*')],
+    });
+  }
+
+  private grantOnLedgerTable(fn: LambdaFunction, ...actions: string[]): Grant {
+    // The table itself only: writes never target an index.
+    return Grant.addToPrincipal({ grantee: fn, actions, resourceArns: [this.ledgerTable.tableArn] });
+  }
+
+  private table(stage: StageSettings, def: TableDefinition): Table {
+    const id = `${def.name[0]!.toUpperCase()}${def.name.slice(1)}Table`;
+    const table = new Table(this, id, {
+      tableName: tableName(stage.name, def.name),
+      partitionKey: { name: def.partitionKey, type: AttributeType.STRING },
+      sortKey: { name: def.sortKey, type: AttributeType.STRING },
+      billingMode: BillingMode.PAY_PER_REQUEST,
+      encryption: TableEncryption.AWS_MANAGED,
+      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+      deletionProtection: stage.production,
+      removalPolicy: stage.removalPolicy,
+    });
+    for (const index of def.indexes) {
+      table.addGlobalSecondaryIndex({
+        indexName: index.indexName,
+        partitionKey: { name: index.partitionKey, type: AttributeType.STRING },
+        ...(index.sortKey ? { sortKey: { name: index.sortKey, type: AttributeType.STRING } } : {}),
+        projectionType: ProjectionType.ALL,
+      });
+    }
+    return table;
+  }
+}
+
+function definition(name: TableDefinition['name']): TableDefinition {
+  const def = TABLES.find((table) => table.name === name);
+  if (!def) throw new Error(`shared/store/tables.ts describes no ${name} table`);
+  return def;
+}

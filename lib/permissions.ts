@@ -1,0 +1,56 @@
+import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
+import type { Permissions, RouteDef } from '../shared/routes/route.js';
+import type { Auth } from './auth.js';
+import type { Data } from './data.js';
+import type { LedgerSigning } from './ledger.js';
+import type { WorkQueues } from './queues.js';
+
+/** Everything a function can be granted access to. */
+export interface ServiceResources {
+  data: Data;
+  signing: LedgerSigning;
+  queues: WorkQueues;
+  auth: Auth;
+}
+
+/**
+ * Turns a route's or worker's declared Permissions into least-privilege grants and the matching environment
+ * variables. This is the only place the mapping lives; the grants themselves belong to the constructs that
+ * own the resources.
+ */
+export function applyPermissions(
+  fn: LambdaFunction,
+  permissions: Permissions,
+  resources: ServiceResources,
+): void {
+  const { data, signing, queues } = resources;
+  if (permissions.main === 'read') data.grantMainRead(fn);
+  if (permissions.main === 'write') data.grantMainReadWrite(fn);
+  if (permissions.ledger === 'read') data.grantLedgerRead(fn);
+  if (permissions.ledger === 'archive') data.grantLedgerArchive(fn);
+  if (permissions.ledger === 'append') data.grantLedgerAppend(fn);
+  if (permissions.immutable === 'read') data.grantImmutableRead(fn);
+  if (permissions.immutable === 'write') data.grantImmutableWrite(fn);
+  if (permissions.sign) signing.grantSign(fn);
+  else if (permissions.publicKey) signing.grantPublicKey(fn);
+  for (const queue of permissions.queues ?? []) queues.grantSend(fn, queue);
+}
+
+/**
+ * A route's grants: its declared Permissions, plus what authenticating a caller takes. Credential lookup
+ * reads the main table (API key hash, user by e-mail or subject), and a user's first sign-in activates the
+ * user; routes that already write the main table need no extra statements for that.
+ */
+export function applyRoutePermissions(
+  fn: LambdaFunction,
+  route: RouteDef,
+  resources: ServiceResources,
+): void {
+  if (route.auth.kind === 'public') {
+    applyPermissions(fn, route.permissions, resources);
+    return;
+  }
+  applyPermissions(fn, { ...route.permissions, main: route.permissions.main ?? 'read' }, resources);
+  if (route.permissions.main !== 'write') resources.data.grantUserActivation(fn);
+  resources.auth.bindVerifier(fn);
+}

@@ -1,0 +1,69 @@
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Duration } from 'aws-cdk-lib';
+import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
+import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { LogGroup } from 'aws-cdk-lib/aws-logs';
+import type { Construct } from 'constructs';
+import { ENV } from '../shared/runtime/config.js';
+import type { StageSettings } from './stage.js';
+
+/** The repository root: handler modules in the route table and worker list are relative to it. */
+export const REPO_ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+export interface ServiceFunctionProps {
+  /** Handler module relative to the repository root, without extension; it exports `handler`. */
+  module: string;
+  stage: StageSettings;
+  description: string;
+  /** @default 15 seconds: well inside API Gateway's 30-second integration limit. */
+  timeout?: Duration;
+  /** @default 1024 MB: CPU scales with memory, and cold starts (SDK init, hashing, zod) are CPU-bound. */
+  memorySize?: number;
+}
+
+/**
+ * A Lambda function of this service with its safe defaults set once: Node 22 on ARM64, X-Ray tracing, its
+ * own log group with the stage's retention, and an ESM bundle with source maps. Everything a function may
+ * touch is granted afterwards, through the owning construct's grant methods (see lib/permissions.ts).
+ */
+export class ServiceFunction extends NodejsFunction {
+  constructor(scope: Construct, id: string, props: ServiceFunctionProps) {
+    super(scope, id, {
+      entry: join(REPO_ROOT, `${props.module}.ts`),
+      handler: 'handler',
+      projectRoot: REPO_ROOT,
+      depsLockFilePath: join(REPO_ROOT, 'package-lock.json'),
+      description: props.description,
+      runtime: Runtime.NODEJS_22_X,
+      architecture: Architecture.ARM_64,
+      tracing: Tracing.ACTIVE,
+      timeout: props.timeout ?? Duration.seconds(15),
+      memorySize: props.memorySize ?? 1024,
+      logGroup: new LogGroup(scope, `${id}Logs`, {
+        retention: props.stage.logRetention,
+        removalPolicy: props.stage.removalPolicy,
+      }),
+      environment: {
+        // Stack traces point into the TypeScript sources, not the minified bundle.
+        NODE_OPTIONS: '--enable-source-maps',
+        [ENV.runtime]: 'aws',
+        [ENV.stage]: props.stage.name,
+      },
+      bundling: {
+        format: OutputFormat.ESM,
+        target: 'node22',
+        mainFields: ['module', 'main'],
+        // Bundled ESM still meets CommonJS dependencies that call require().
+        banner: "import { createRequire } from 'module'; const require = createRequire(import.meta.url);",
+        minify: true,
+        // Error classes name themselves from new.target.name; minification must not rename them.
+        keepNames: true,
+        sourceMap: true,
+        sourcesContent: false,
+        // Ship the SDK version the code was tested with rather than whatever the runtime bundles.
+        bundleAwsSDK: true,
+      },
+    });
+  }
+}

@@ -1,0 +1,60 @@
+import { Stack, type StackProps } from 'aws-cdk-lib';
+import type { Construct } from 'constructs';
+import { ROUTES } from '../shared/routes.js';
+import type { RouteDef } from '../shared/routes/route.js';
+import { WORKERS, type WorkerDef } from '../shared/workers.js';
+import { Api } from './api.js';
+import { Auth, type OidcSettings } from './auth.js';
+import { Data } from './data.js';
+import { LedgerSigning } from './ledger.js';
+import { WorkQueues } from './queues.js';
+import { stageSettings } from './stage.js';
+import { Workers } from './workers.js';
+
+export interface GovernanceLedgerStackProps extends StackProps {
+  stage: string;
+  /** Object Lock retention of the immutable bucket, in days. @default 2557 (7 years) */
+  retentionDays?: number;
+  /** Trust this OIDC issuer instead of creating a Cognito user pool. */
+  oidc?: OidcSettings;
+  /** @default ROUTES of shared/routes.ts */
+  routes?: readonly RouteDef[];
+  /** @default WORKERS of shared/workers.ts */
+  workers?: readonly WorkerDef[];
+}
+
+/** The whole service for one stage. It only composes the areas; each area owns its resources and grants. */
+export class GovernanceLedgerStack extends Stack {
+  readonly data: Data;
+  readonly signing: LedgerSigning;
+  readonly auth: Auth;
+  readonly queues: WorkQueues;
+  readonly workers: Workers;
+  readonly api: Api;
+
+  constructor(scope: Construct, id: string, props: GovernanceLedgerStackProps) {
+    const {
+      stage: stageName,
+      retentionDays,
+      oidc,
+      routes = ROUTES,
+      workers = WORKERS,
+      ...stackProps
+    } = props;
+    const stage = stageSettings(stageName);
+    super(scope, id, {
+      ...stackProps,
+      terminationProtection: stackProps.terminationProtection ?? stage.production,
+      // Stack-level tags, which CloudFormation propagates to every resource.
+      tags: { service: 'governance-ledger', stage: stage.name, ...stackProps.tags },
+    });
+
+    this.data = new Data(this, 'Data', { stage, retentionDays });
+    this.signing = new LedgerSigning(this, 'Ledger', { stage });
+    this.auth = new Auth(this, 'Auth', { stage, external: oidc });
+    this.queues = new WorkQueues(this, 'Queues', { workers });
+    const resources = { data: this.data, signing: this.signing, queues: this.queues, auth: this.auth };
+    this.workers = new Workers(this, 'Workers', { stage, workers, resources });
+    this.api = new Api(this, 'Api', { stage, routes, resources });
+  }
+}

@@ -1,0 +1,34 @@
+import { RemovalPolicy } from 'aws-cdk-lib';
+import type { ThrottleSettings } from 'aws-cdk-lib/aws-apigatewayv2';
+import { RetentionDays } from 'aws-cdk-lib/aws-logs';
+
+/** What differs between a production stage and every other one, decided here and nowhere else. */
+export interface StageSettings {
+  name: string;
+  production: boolean;
+  /** Stateful resources that may be thrown away with the stack outside production. */
+  removalPolicy: RemovalPolicy;
+  logRetention: RetentionDays;
+  throttle: ThrottleSettings;
+}
+
+const STAGE_NAME = /^[a-z0-9]{1,12}$/;
+
+/** Stage names become part of physical names (`gls-<stage>-main`, the KMS alias), so they are kept short and plain. */
+export function parseStage(raw: unknown): string {
+  if (typeof raw !== 'string' || !STAGE_NAME.test(raw))
+    throw new Error(`stage must be 1 to 12 lowercase letters or digits, got ${JSON.stringify(raw)}`);
+  return raw;
+}
+
+export function stageSettings(name: string): StageSettings {
+  const production = parseStage(name) === 'prod';
+  return {
+    name,
+    production,
+    removalPolicy: production ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
+    logRetention: production ? RetentionDays.ONE_YEAR : RetentionDays.TWO_WEEKS,
+    // Account-wide Lambda concurrency is the real ceiling; these keep one noisy client from reaching it.
+    throttle: production ? { rateLimit: 200, burstLimit: 400 } : { rateLimit: 20, burstLimit: 40 },
+  };
+}

@@ -1,0 +1,171 @@
+import type { Template } from 'aws-cdk-lib/assertions';
+import { ROUTES } from '../../shared/routes.js';
+import type { Permissions } from '../../shared/routes/route.js';
+import { tableName } from '../../shared/store/tables.js';
+import { WORKERS } from '../../shared/workers.js';
+import { synth } from './synth.js';
+import {
+  allowedActions,
+  allowedOn,
+  allStatements,
+  covers,
+  functionIdByDescription,
+  mentions,
+  functionStatements,
+  onlyResource,
+  routeFunctionId,
+  type Statement,
+} from './template-graph.js';
+
+/** First sign-in: activatedAt and subject on the user item, plus a subject index item (activateUser). */
+const onlyAttributes = (attributes: string[]) => ({
+  'ForAllValues:StringEquals': { 'dynamodb:Attributes': attributes },
+});
+const ACTIVATION_WRITES = {
+  'dynamodb:UpdateItem': onlyAttributes(['pk', 'sk', 'activatedAt', 'subject']),
+  'dynamodb:PutItem': onlyAttributes(['pk', 'sk', 'userId']),
+};
+
+describe('least privilege', () => {
+  let template: Template;
+  let ids: { main: string; ledger: string; immutable: string; key: string };
+  const statementsOf = (routeKey: string): Statement[] =>
+    functionStatements(template, routeFunctionId(template, routeKey));
+  /** Every route and worker with its function's statements. */
+  const everyFunction = (): { name: string; permissions: Permissions; statements: Statement[] }[] => [
+    ...ROUTES.map((route) => ({
+      name: `${route.method} ${route.path}`,
+      permissions: route.permissions,
+      statements: statementsOf(`${route.method} ${route.path}`),
+    })),
+    ...WORKERS.map((worker) => ({
+      name: worker.name,
+      permissions: worker.permissions,
+      statements: functionStatements(template, functionIdByDescription(template, worker.description)),
+    })),
+  ];
+  /** Actions other than X-Ray tracing, which every function may do (on resource `*`). */
+  const withoutTracing = (actions: Iterable<string>) =>
+    [...actions].filter((action) => !action.startsWith('xray:')).sort();
+
+  beforeAll(() => {
+    template = synth();
+    ids = {
+      main: onlyResource(template, 'AWS::DynamoDB::Table', { TableName: tableName('dev', 'main') })[0],
+      ledger: onlyResource(template, 'AWS::DynamoDB::Table', { TableName: tableName('dev', 'ledger') })[0],
+      immutable: onlyResource(template, 'AWS::S3::Bucket', { ObjectLockEnabled: true })[0],
+      key: onlyResource(template, 'AWS::KMS::Key')[0],
+    };
+  });
+
+  it('lets GET /v1/ledger/records read, never write the ledger or sign', () => {
+    const statements = statementsOf('GET /v1/ledger/records');
+    const actions = allowedActions(statements);
+    for (const action of ['dynamodb:DeleteItem', 'kms:Sign', 's3:PutObject'])
+      expect(actions).not.toContain(action);
+    const onLedger = allowedOn(statements, ids.ledger);
+    expect(onLedger).toContain('dynamodb:Query');
+    for (const action of ['dynamodb:PutItem', 'dynamodb:UpdateItem']) expect(onLedger).not.toContain(action);
+    // Its only writes are the attribute-restricted ones of a first sign-in.
+    const writes = statements.filter((s) => s.Action.some((a) => a in ACTIVATION_WRITES));
+    expect(writes).toHaveLength(Object.keys(ACTIVATION_WRITES).length);
+    expect(writes.every((s) => s.Condition !== undefined && mentions(s.Resource, ids.main))).toBe(true);
+  });
+
+  it('lets PATCH /v1/firm/me/settings append a signed record and its immutable copy', () => {
+    const statements = statementsOf('PATCH /v1/firm/me/settings');
+    expect(withoutTracing(allowedOn(statements, ids.key))).toEqual(['kms:GetPublicKey', 'kms:Sign']);
+    expect(allowedOn(statements, ids.ledger)).toContain('dynamodb:PutItem');
+    expect(allowedOn(statements, ids.main)).toContain('dynamodb:UpdateItem');
+    expect(allowedOn(statements, ids.immutable)).toContain('s3:PutObject');
+  });
+
+  it('lets the signing-key route fetch the public key and nothing else', () => {
+    expect(withoutTracing(allowedActions(statementsOf('GET /.well-known/signing-key')))).toEqual([
+      'kms:GetPublicKey',
+    ]);
+  });
+
+  it('gives public routes without permissions nothing beyond tracing', () => {
+    for (const route of ROUTES.filter(
+      (r) => r.auth.kind === 'public' && Object.keys(r.permissions).length === 0,
+    ))
+      expect(withoutTracing(allowedActions(statementsOf(`${route.method} ${route.path}`)))).toEqual([]);
+  });
+
+  it('lets authenticated routes look up credentials and activate users, and only that on the main table', () => {
+    for (const route of ROUTES.filter((r) => r.auth.kind !== 'public')) {
+      const statements = statementsOf(`${route.method} ${route.path}`);
+      expect(allowedOn(statements, ids.main)).toContain('dynamodb:GetItem');
+      if (route.permissions.main === 'write') continue;
+      for (const [action, condition] of Object.entries(ACTIVATION_WRITES)) {
+        const granting = statements.filter(
+          (s) => s.Effect === 'Allow' && s.Action.some((a) => covers(a, action)),
+        );
+        expect(granting).toHaveLength(1);
+        expect(granting[0]!.Condition).toEqual(condition);
+      }
+      const onMain = allowedOn(statements, ids.main);
+      for (const action of ['dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'])
+        expect(onMain).not.toContain(action);
+    }
+  });
+
+  it('grants DeleteItem on the ledger table only to archive and append', () => {
+    for (const { name, permissions, statements } of everyFunction()) {
+      const mayDelete = permissions.ledger === 'archive' || permissions.ledger === 'append';
+      expect({ name, deletes: allowedOn(statements, ids.ledger).has('dynamodb:DeleteItem') }).toEqual({
+        name,
+        deletes: mayDelete,
+      });
+    }
+  });
+
+  it('never lets anything update, batch-write or drop the ledger table', () => {
+    for (const { statements } of everyFunction()) {
+      for (const pattern of allowedOn(statements, ids.ledger)) {
+        for (const action of ['dynamodb:UpdateItem', 'dynamodb:BatchWriteItem', 'dynamodb:DeleteTable'])
+          expect(covers(pattern, action)).toBe(false);
+      }
+    }
+  });
+
+  it('signs only where a route or worker declares it', () => {
+    for (const { name, permissions, statements } of everyFunction()) {
+      expect({ name, signs: allowedActions(statements).has('kms:Sign') }).toEqual({
+        name,
+        signs: permissions.sign === true,
+      });
+    }
+  });
+
+  it('grants no policy anywhere a way to delete or unlock immutable objects', () => {
+    const forbidden = [
+      's3:DeleteObject',
+      's3:DeleteObjectVersion',
+      's3:PutObjectRetention',
+      's3:PutObjectLegalHold',
+      's3:BypassGovernanceRetention',
+      's3:PutBucketObjectLockConfiguration',
+      's3:PutLifecycleConfiguration',
+    ];
+    const patterns = allowedOn(allStatements(template), ids.immutable);
+    expect(patterns.size).toBeGreaterThan(0);
+    for (const pattern of patterns)
+      for (const action of forbidden)
+        expect({ pattern, action, allowed: covers(pattern, action) }).toMatchObject({
+          allowed: false,
+        });
+  });
+
+  it('lets the archive worker write immutable copies and clear the outbox, and the sweep only queue them', () => {
+    const byName = new Map(everyFunction().map((f) => [f.name, f.statements]));
+    const archive = byName.get('ledger-archive')!;
+    expect(withoutTracing(allowedOn(archive, ids.immutable))).toEqual(['s3:GetObject', 's3:PutObject']);
+    expect(allowedOn(archive, ids.ledger)).not.toContain('dynamodb:PutItem');
+    const sweep = byName.get('ledger-outbox-sweep')!;
+    expect(withoutTracing(allowedActions(sweep)).filter((a) => !a.startsWith('dynamodb:'))).toEqual([
+      'sqs:SendMessage',
+    ]);
+  });
+});

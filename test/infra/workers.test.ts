@@ -1,0 +1,119 @@
+import { Match, type Template } from 'aws-cdk-lib/assertions';
+import { QUEUE_URL_ENV } from '../../lib/queues.js';
+import { WORKERS, type WorkerDef } from '../../shared/workers.js';
+import { synth } from './synth.js';
+import {
+  functionIdByDescription,
+  lambdaFunction,
+  onlyResource,
+  referencedId,
+  resources,
+} from './template-graph.js';
+
+type QueueWorker = WorkerDef & { trigger: Extract<WorkerDef['trigger'], { kind: 'queue' }> };
+type ScheduleWorker = WorkerDef & { trigger: Extract<WorkerDef['trigger'], { kind: 'schedule' }> };
+
+const queueWorkers = WORKERS.filter((w): w is QueueWorker => w.trigger.kind === 'queue');
+const scheduleWorkers = WORKERS.filter((w): w is ScheduleWorker => w.trigger.kind === 'schedule');
+
+describe('workers', () => {
+  let template: Template;
+  beforeAll(() => {
+    template = synth();
+  });
+
+  it('has both kinds of worker to check', () => {
+    expect(queueWorkers.length).toBeGreaterThan(0);
+    expect(scheduleWorkers.length).toBeGreaterThan(0);
+  });
+
+  it.each(WORKERS)('runs $name with its timeout', (worker) => {
+    const fn = lambdaFunction(template, functionIdByDescription(template, worker.description));
+    expect(fn.Properties.Timeout).toBe(worker.timeoutSeconds);
+  });
+
+  describe.each(queueWorkers)('$name', (worker) => {
+    const mapping = () => {
+      const functionId = functionIdByDescription(template, worker.description);
+      return onlyResource(template, 'AWS::Lambda::EventSourceMapping', {
+        FunctionName: { Ref: functionId },
+      })[1];
+    };
+    const queue = () => {
+      const queueId = referencedId(mapping().Properties.EventSourceArn);
+      return resources(template, 'AWS::SQS::Queue')[queueId]!;
+    };
+
+    it('consumes its queue in batches, reporting failed items', () => {
+      expect(mapping().Properties).toMatchObject({
+        BatchSize: worker.trigger.batchSize,
+        FunctionResponseTypes: ['ReportBatchItemFailures'],
+      });
+    });
+
+    it('has a queue whose visibility timeout covers a whole invocation', () => {
+      expect(queue().Properties.VisibilityTimeout).toBe(worker.trigger.visibilityTimeoutSeconds);
+      expect(queue().Properties.VisibilityTimeout).toBeGreaterThanOrEqual(worker.timeoutSeconds);
+      expect(queue().Properties.SqsManagedSseEnabled).toBe(true);
+    });
+
+    it('dead-letters a message after maxReceiveCount and keeps it 14 days', () => {
+      const redrive = queue().Properties.RedrivePolicy;
+      expect(redrive.maxReceiveCount).toBe(worker.trigger.maxReceiveCount);
+      const dlq = resources(template, 'AWS::SQS::Queue')[referencedId(redrive.deadLetterTargetArn)]!;
+      expect(dlq.Properties).toMatchObject({
+        MessageRetentionPeriod: 14 * 24 * 3600,
+        SqsManagedSseEnabled: true,
+      });
+    });
+
+    it('refuses plain-HTTP access to the queue and its dead-letter queue', () => {
+      const queueId = referencedId(mapping().Properties.EventSourceArn);
+      const dlqId = referencedId(queue().Properties.RedrivePolicy.deadLetterTargetArn);
+      for (const id of [queueId, dlqId]) {
+        template.hasResourceProperties('AWS::SQS::QueuePolicy', {
+          Queues: [{ Ref: id }],
+          PolicyDocument: {
+            Statement: Match.arrayWith([
+              Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+            ]),
+          },
+        });
+      }
+    });
+
+    it('is the queue that senders are told about', () => {
+      const queueId = referencedId(mapping().Properties.EventSourceArn);
+      const senders = WORKERS.filter((w) => w.permissions.queues?.includes(worker.trigger.queue));
+      for (const sender of senders) {
+        const fn = lambdaFunction(template, functionIdByDescription(template, sender.description));
+        expect(fn.Properties.Environment.Variables[QUEUE_URL_ENV[worker.trigger.queue]]).toEqual({
+          Ref: queueId,
+        });
+      }
+    });
+  });
+
+  it.each(scheduleWorkers)('starts $name on its EventBridge schedule', (worker) => {
+    const functionId = functionIdByDescription(template, worker.description);
+    const minutes = worker.trigger.everyMinutes;
+    template.hasResourceProperties('AWS::Events::Rule', {
+      ScheduleExpression: `rate(${minutes} ${minutes === 1 ? 'minute' : 'minutes'})`,
+      State: 'ENABLED',
+      Targets: [Match.objectLike({ Arn: { 'Fn::GetAtt': [functionId, 'Arn'] } })],
+    });
+    template.hasResourceProperties('AWS::Lambda::Permission', {
+      FunctionName: { 'Fn::GetAtt': [functionId, 'Arn'] },
+      Principal: 'events.amazonaws.com',
+    });
+  });
+
+  it('refuses a queue whose visibility timeout is shorter than its worker', () => {
+    const [worker] = queueWorkers;
+    const tooShort = {
+      ...worker!,
+      trigger: { ...worker!.trigger, visibilityTimeoutSeconds: worker!.timeoutSeconds - 1 },
+    };
+    expect(() => synth({ workers: [tooShort] })).toThrow(/visibility timeout/);
+  });
+});
