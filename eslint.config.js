@@ -13,6 +13,11 @@ export default tseslint.config(
     },
   },
   {
+    // Plain Node scripts (run before dependencies are installed, so no TypeScript).
+    files: ['**/*.mjs'],
+    languageOptions: { globals: { console: 'readonly', process: 'readonly' } },
+  },
+  {
     // Tests read untyped JSON response bodies.
     files: ['test/**/*.ts'],
     rules: { '@typescript-eslint/no-explicit-any': 'off' },
