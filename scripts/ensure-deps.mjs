@@ -7,6 +7,8 @@ import { existsSync, statSync } from 'node:fs';
 const installed = 'node_modules/.package-lock.json';
 const stale = !existsSync(installed) || statSync(installed).mtimeMs < statSync('package-lock.json').mtimeMs;
 if (stale) {
-  console.error('Installing dependencies (npm ci)…');
-  execFileSync('npm', ['ci', '--no-audit', '--no-fund'], { stdio: ['ignore', 'inherit', 'inherit'] });
+  console.error('Installing the locked dependencies…');
+  // `npm install`, not `npm ci`: npm 11 leaves other platforms' optional packages (swc, esbuild bindings) out
+  // of the lock it writes and `npm ci` then refuses that lock; `npm install` keeps every locked version.
+  execFileSync('npm', ['install', '--no-audit', '--no-fund'], { stdio: ['ignore', 'inherit', 'inherit'] });
 }
