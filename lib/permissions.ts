@@ -28,7 +28,9 @@ export function applyPermissions(
   if (permissions.main === 'write') data.grantMainReadWrite(fn);
   if (permissions.ledger === 'read') data.grantLedgerRead(fn);
   if (permissions.ledger === 'archive') data.grantLedgerArchive(fn);
-  if (permissions.ledger === 'append') data.grantLedgerAppend(fn);
+  // IAM cannot tell a PutItem that creates a row from one that replaces it: restore and append get the same
+  // actions, and only restore's code writes a row without the attribute_not_exists condition.
+  if (permissions.ledger === 'append' || permissions.ledger === 'restore') data.grantLedgerAppend(fn);
   if (permissions.immutable === 'read') data.grantImmutableRead(fn);
   if (permissions.immutable === 'write') data.grantImmutableWrite(fn);
   if (permissions.sign) signing.grantSign(fn);

@@ -4,13 +4,8 @@ import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import type { QueueName } from '../shared/ports/queue.js';
-import { ENV } from '../shared/runtime/config.js';
+import { QUEUE_URL_ENV } from '../shared/runtime/config.js';
 import type { WorkerDef } from '../shared/workers.js';
-
-/** The variable carrying each queue's URL; typed by QueueName, so a new queue cannot be forgotten here. */
-export const QUEUE_URL_ENV: Record<QueueName, string> = {
-  'ledger-archive': ENV.ledgerArchiveQueueUrl,
-};
 
 export interface WorkQueue {
   queue: Queue;

@@ -15,7 +15,7 @@
 #   --save DIR        also write what was verified to DIR: records.json (all records, chain order, in
 #                     the shape of a list page) and signing-key.json (the published key)
 #   --offline DIR     verify DIR/records.json against DIR/signing-key.json; no network, no API key
-#   --immutable DIR   also compare every record with its immutable copy DIR/<12-digit sequence>.json
+#   --immutable DIR   also compare every record with its immutable copy DIR/<12-digit sequence>-<id>.json
 #                     (a download of ledger/<firmId>/ from the immutable bucket): byte for byte
 #   --canonicalize    print the RFC 8785 canonical form of the JSON on stdin and exit (a helper for the
 #                     manual steps of docs/ledger-format.md)
@@ -271,7 +271,7 @@ def main(work, source, key_file, immutable_dir):
 
         # Immutable copy: the JCS canonical JSON of the full record, byte for byte.
         if immutable_dir:
-            path = os.path.join(immutable_dir, "%012d.json" % seq)
+            path = os.path.join(immutable_dir, "%012d-%s.json" % (seq, r["id"]))
             if not os.path.exists(path):
                 fail(r, "IMMUTABLE_COPY_MISSING", path)
             else:
@@ -292,7 +292,7 @@ def main(work, source, key_file, immutable_dir):
     if immutable_dir and os.path.isdir(immutable_dir):
         listed = set(sequences)
         for name in sorted(os.listdir(immutable_dir)):
-            m = re.match(r"^(\d{12})\.json$", name)
+            m = re.match(r"^(\d{12})-[^/]+\.json$", name)
             if m and int(m.group(1)) not in listed:
                 fail(None, "RECORD_ONLY_IN_IMMUTABLE_COPY", "sequence %d (%s) is not in the listing" % (int(m.group(1)), name))
 

@@ -7,6 +7,7 @@ export const ID_PREFIX = {
   apiKey: 'key',
   record: 'rec',
   request: 'req',
+  verification: 'ver',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIX;

@@ -153,4 +153,5 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
   Ledger: 'The hash-chained, signed record chain',
   Firm: 'Firm administration',
   Principal: 'Review operations under the /v1/principal prefix',
+  Integrity: 'Chain verification, comparison with the immutable copy, and repair',
 };

@@ -1,4 +1,5 @@
 import * as firm from './routes/firm.js';
+import * as integrity from './routes/integrity.js';
 import * as ledger from './routes/ledger.js';
 import * as platform from './routes/platform.js';
 import type { HttpMethod, RouteDef } from './routes/route.js';
@@ -10,6 +11,7 @@ import type { HttpMethod, RouteDef } from './routes/route.js';
 export const ROUTES: readonly RouteDef[] = [
   ...Object.values(platform),
   ...Object.values(ledger),
+  ...Object.values(integrity),
   ...Object.values(firm),
 ] as RouteDef[];
 

@@ -50,4 +50,24 @@ export const WORKERS: readonly WorkerDef[] = [
     permissions: { ledger: 'archive', immutable: 'write' },
     timeoutSeconds: 30,
   },
+  {
+    name: 'integrity-verify',
+    handler: 'functions/workers/integrity-verify',
+    description: 'Continues chain verifications beyond what an API call may do, resumably, chunk by chunk',
+    trigger: {
+      kind: 'queue',
+      queue: 'integrity-verify',
+      batchSize: 1,
+      maxReceiveCount: 5,
+      visibilityTimeoutSeconds: 180,
+    },
+    permissions: {
+      main: 'write',
+      ledger: 'append',
+      immutable: 'write',
+      sign: true,
+      queues: ['integrity-verify'],
+    },
+    timeoutSeconds: 150,
+  },
 ];

@@ -30,8 +30,11 @@ export interface AppendInput {
 }
 
 export interface AppendOptions {
-  /** Writes committed atomically with the record (state change and evidence succeed or fail together). */
-  with?: TransactItem[];
+  /**
+   * Writes committed atomically with the record (state change and evidence succeed or fail together); a
+   * function receives the sealed record, for writes that name it.
+   */
+  with?: TransactItem[] | ((record: LedgerRecord) => TransactItem[]);
   /** Thrown when one of `with`'s conditions fails; receives the index of the failed item. */
   onConflict?: (failedItem: number) => Error;
 }
@@ -74,9 +77,10 @@ export async function appendRecord(
     };
     const record = await sealRecord(payload, head.chainHash, deps.signer, publicKey);
     const body = canonicalJson(record);
-    const result = await commitRecord(deps, head, record, body, options.with);
+    const extra = typeof options.with === 'function' ? options.with(record) : options.with;
+    const result = await commitRecord(deps, head, record, body, extra);
     if (result === 'committed') {
-      await archiveRecord(deps, record.firmId, record.sequenceNumber, body);
+      await archiveRecord(deps, record, body);
       return record;
     }
     if (result === 'head-behind') {
@@ -98,14 +102,14 @@ export async function appendRecord(
  */
 export async function archiveRecord(
   deps: Deps,
-  firmId: string,
-  sequenceNumber: number,
+  record: Pick<LedgerRecord, 'firmId' | 'sequenceNumber' | 'id'>,
   body: string,
 ): Promise<boolean> {
+  const { firmId, sequenceNumber } = record;
   try {
     await deps.objects.put(
       'immutable',
-      immutableRecordKey(firmId, sequenceNumber),
+      immutableRecordKey(firmId, sequenceNumber, record.id),
       new TextEncoder().encode(body),
       'application/json',
     );

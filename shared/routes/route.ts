@@ -15,8 +15,11 @@ export type AuthMode =
 /** What a route's function may touch: the CDK stack turns this into its IAM grants and environment. */
 export interface Permissions {
   main?: 'read' | 'write';
-  /** read: query records; archive: also clear outbox entries; append: also commit records (implies archive). */
-  ledger?: 'read' | 'archive' | 'append';
+  /**
+   * read: query records; archive: also clear outbox entries; append: also commit records (implies archive);
+   * restore: also put a record row back from its immutable copy (implies append).
+   */
+  ledger?: 'read' | 'archive' | 'append' | 'restore';
   immutable?: 'read' | 'write';
   /** KMS Sign with the ledger key (every ledger append). */
   sign?: boolean;

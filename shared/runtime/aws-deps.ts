@@ -6,7 +6,7 @@ import { S3ObjectStore } from '../adapters/aws/s3-object-store.js';
 import { SqsQueue } from '../adapters/aws/sqs-queue.js';
 import { systemClock } from '../ports/clock.js';
 import { createDocumentClient } from '../store/dynamo.js';
-import { ENV, optionalEnv, requireEnv } from './config.js';
+import { ENV, optionalEnv, QUEUE_URL_ENV, requireEnv } from './config.js';
 import { registerDepsFactory, type Deps } from './deps.js';
 
 /**
@@ -45,11 +45,7 @@ export function createAwsDeps(): Deps {
       }));
     },
     get queue() {
-      return (queue ??= new SqsQueue(new SQSClient({}), {
-        get 'ledger-archive'() {
-          return requireEnv(ENV.ledgerArchiveQueueUrl);
-        },
-      }));
+      return (queue ??= new SqsQueue(new SQSClient({}), (name) => requireEnv(QUEUE_URL_ENV[name])));
     },
     clock: systemClock,
     get oidc() {

@@ -1,3 +1,5 @@
+import type { QueueName } from '../ports/queue.js';
+
 /** Configuration is read once, from the environment, by these helpers; a missing required value fails fast. */
 export function requireEnv(name: string): string {
   const value = process.env[name];
@@ -31,10 +33,18 @@ export const ENV = {
   certificatesBucket: 'CERTIFICATES_BUCKET_NAME',
   signingKeyId: 'SIGNING_KEY_ID',
   ledgerArchiveQueueUrl: 'LEDGER_ARCHIVE_QUEUE_URL',
+  integrityVerifyQueueUrl: 'INTEGRITY_VERIFY_QUEUE_URL',
   oidcIssuer: 'OIDC_ISSUER',
   oidcAudience: 'OIDC_AUDIENCE',
   oidcJwksUrl: 'OIDC_JWKS_URL',
   oidcFirmClaim: 'OIDC_FIRM_CLAIM',
   dataDir: 'DATA_DIR',
   outboxGraceSeconds: 'OUTBOX_GRACE_SECONDS',
+  verifyInlineMaxRecords: 'VERIFY_INLINE_MAX_RECORDS',
 } as const;
+
+/** The variable carrying each queue's URL; typed by QueueName, so a new queue cannot be forgotten. */
+export const QUEUE_URL_ENV: Record<QueueName, string> = {
+  'ledger-archive': ENV.ledgerArchiveQueueUrl,
+  'integrity-verify': ENV.integrityVerifyQueueUrl,
+};

@@ -34,5 +34,6 @@ export async function sweepOutbox(deps: Deps, graceMs = OUTBOX_GRACE_MS): Promis
 export async function archivePending(deps: Deps, message: ArchiveMessage): Promise<boolean> {
   const entry = await getOutbox(deps, message.firmId, message.sequenceNumber);
   if (!entry) return true;
-  return archiveRecord(deps, entry.firmId, entry.sequenceNumber, entry.body);
+  const { id } = JSON.parse(entry.body) as { id: string };
+  return archiveRecord(deps, { firmId: entry.firmId, sequenceNumber: entry.sequenceNumber, id }, entry.body);
 }

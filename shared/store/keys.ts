@@ -16,6 +16,8 @@ export const keys = {
   userSubject: (firmId: string, subject: string) => ({ pk: `FIRM#${firmId}`, sk: `USERSUB#${subject}` }),
   apiKey: (firmId: string, keyId: string) => ({ pk: `FIRM#${firmId}`, sk: `APIKEY#${keyId}` }),
   apiKeyHash: (hash: string) => ({ pk: `APIKEYHASH#${hash}`, sk: 'APIKEYHASH' }),
+  verification: (firmId: string, runId: string) => ({ pk: `FIRM#${firmId}`, sk: `VERIFY#${runId}` }),
+  integrityCheckpoint: (firmId: string) => ({ pk: `FIRM#${firmId}`, sk: 'INTEGRITY#CHECKPOINT' }),
   ledgerHead: (firmId: string) => ({ pk: `FIRM#${firmId}`, sk: 'HEAD' }),
   ledgerRecord: (firmId: string, sequenceNumber: number) => ({
     pk: `FIRM#${firmId}`,
@@ -31,12 +33,31 @@ export const SK_PREFIX = {
   user: 'USER#',
   apiKey: 'APIKEY#',
   record: 'REC#',
+  verification: 'VERIFY#',
   outbox: 'OUTBOX#',
   job: 'JOB#',
   certificate: 'CERT#',
 } as const;
 
-/** Object key of a record's immutable copy: by firm and zero-padded sequence, so a listing is in chain order. */
-export function immutableRecordKey(firmId: string, sequenceNumber: number): string {
-  return `ledger/${firmId}/${padSequence(sequenceNumber)}.json`;
+/**
+ * Object key of a record's immutable copy: `ledger/<firmId>/<12-digit sequence>-<recordId>.json`. A listing is
+ * in chain order; the sequence prefix finds a copy by number and the id finds it by record, even when the
+ * database row is gone or rewritten.
+ */
+export function immutableRecordKey(firmId: string, sequenceNumber: number, recordId: string): string {
+  return `${immutableSequencePrefix(firmId, sequenceNumber)}${recordId}.json`;
+}
+
+export function immutableFirmPrefix(firmId: string): string {
+  return `ledger/${firmId}/`;
+}
+
+export function immutableSequencePrefix(firmId: string, sequenceNumber: number): string {
+  return `${immutableFirmPrefix(firmId)}${padSequence(sequenceNumber)}-`;
+}
+
+/** Sequence number and record id named by an immutable copy's key, or null for any other key. */
+export function parseImmutableRecordKey(key: string): { sequenceNumber: number; recordId: string } | null {
+  const match = /^ledger\/[^/]+\/(\d{12})-([^/]+)\.json$/.exec(key);
+  return match ? { sequenceNumber: Number(match[1]), recordId: match[2]! } : null;
 }

@@ -337,3 +337,67 @@ export async function queryFilteredRecords(
   } while (startKey);
   return records;
 }
+
+/** Rows stored for sequence positions [from, to] with their position (from the sort key), ascending. */
+export async function queryRowRange(
+  deps: Deps,
+  firmId: string,
+  from: number,
+  to: number,
+): Promise<{ position: number; record: LedgerRecord }[]> {
+  const rows: { position: number; record: LedgerRecord }[] = [];
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await deps.db.send(
+      new QueryCommand({
+        TableName: deps.tables.ledger,
+        KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+        ExpressionAttributeValues: {
+          ':pk': keys.firmPk(firmId),
+          ':from': `${SK_PREFIX.record}${padSequence(from)}`,
+          ':to': `${SK_PREFIX.record}${padSequence(to)}`,
+        },
+        ExclusiveStartKey: startKey,
+        ConsistentRead: true,
+      }),
+    );
+    for (const item of page.Items ?? []) {
+      rows.push({
+        position: Number((item.sk as string).slice(SK_PREFIX.record.length)),
+        record: recordOf(item as unknown as LedgerRecord),
+      });
+    }
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
+  return rows;
+}
+
+/** How many record rows the firm's partition holds (rows, not sequence numbers: deleted rows are not counted). */
+export async function countRecordRows(deps: Deps, firmId: string): Promise<number> {
+  let count = 0;
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await deps.db.send(
+      new QueryCommand({
+        TableName: deps.tables.ledger,
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :rec)',
+        ExpressionAttributeValues: { ':pk': keys.firmPk(firmId), ':rec': SK_PREFIX.record },
+        Select: 'COUNT',
+        ExclusiveStartKey: startKey,
+      }),
+    );
+    count += page.Count ?? 0;
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
+  return count;
+}
+
+/** The write that puts a record row back exactly as given (restore from the immutable copy). */
+export function restoreRowItem(deps: Deps, record: LedgerRecord): TransactItem {
+  return {
+    Put: {
+      TableName: deps.tables.ledger,
+      Item: { ...keys.ledgerRecord(record.firmId, record.sequenceNumber), ...record },
+    },
+  };
+}

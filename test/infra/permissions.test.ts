@@ -113,12 +113,18 @@ describe('least privilege', () => {
 
   it('grants DeleteItem on the ledger table only to archive and append', () => {
     for (const { name, permissions, statements } of everyFunction()) {
-      const mayDelete = permissions.ledger === 'archive' || permissions.ledger === 'append';
+      const mayDelete = ['archive', 'append', 'restore'].includes(permissions.ledger ?? '');
       expect({ name, deletes: allowedOn(statements, ids.ledger).has('dynamodb:DeleteItem') }).toEqual({
         name,
         deletes: mayDelete,
       });
     }
+  });
+
+  it('declares the row-overwriting level only for the restore route', () => {
+    const restorers = ROUTES.filter((r) => r.permissions.ledger === 'restore').map((r) => r.operationId);
+    expect(restorers).toEqual(['restoreRecord']);
+    expect(WORKERS.filter((w) => w.permissions.ledger === 'restore')).toEqual([]);
   });
 
   it('never lets anything update, batch-write or drop the ledger table', () => {

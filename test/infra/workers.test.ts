@@ -1,5 +1,5 @@
 import { Match, type Template } from 'aws-cdk-lib/assertions';
-import { QUEUE_URL_ENV } from '../../lib/queues.js';
+import { QUEUE_URL_ENV } from '../../shared/runtime/config.js';
 import { WORKERS, type WorkerDef } from '../../shared/workers.js';
 import { synth } from './synth.js';
 import {

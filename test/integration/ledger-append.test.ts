@@ -69,7 +69,7 @@ describe('ledger append', () => {
     for (const record of records) {
       const copy = await deps.objects.get(
         'immutable',
-        immutableRecordKey(firm.firmId, record.sequenceNumber),
+        immutableRecordKey(firm.firmId, record.sequenceNumber, record.id),
       );
       expect(Buffer.from(copy!.body).toString('utf8')).toBe(canonicalJson(record));
       const outbox = await deps.db.send(
@@ -80,7 +80,7 @@ describe('ledger append', () => {
       );
       expect(outbox.Item).toBeUndefined();
     }
-    const key = immutableRecordKey(firm.firmId, 1);
+    const key = immutableRecordKey(firm.firmId, 1, records.find((r) => r.sequenceNumber === 1)!.id);
     await expect(
       deps.objects.put('immutable', key, new TextEncoder().encode('{}'), 'application/json'),
     ).rejects.toThrow(/Refused/);
@@ -101,7 +101,7 @@ describe('ledger append', () => {
       delete: (b, k) => deps.objects.delete(b, k),
     };
     const record = await appendOne(firm, { ...deps, objects: crashing });
-    const key = immutableRecordKey(firm.firmId, record.sequenceNumber);
+    const key = immutableRecordKey(firm.firmId, record.sequenceNumber, record.id);
     expect(await deps.objects.get('immutable', key)).toBeNull();
     const pending = await deps.db.send(
       new GetCommand({

@@ -121,12 +121,9 @@ describe('S3ObjectStore', () => {
 describe('SqsQueue', () => {
   it('sends JSON to the configured queue URL', async () => {
     sqs.on(SendMessageCommand).resolves({ MessageId: '1' });
-    await new SqsQueue(new SQSClient({}), { 'ledger-archive': 'https://sqs/archive' }).send(
-      'ledger-archive',
-      { a: 1 },
-    );
+    await new SqsQueue(new SQSClient({}), (name) => `https://sqs/${name}`).send('ledger-archive', { a: 1 });
     expect(sqs.commandCalls(SendMessageCommand)[0]!.args[0].input).toEqual({
-      QueueUrl: 'https://sqs/archive',
+      QueueUrl: 'https://sqs/ledger-archive',
       MessageBody: '{"a":1}',
     });
   });

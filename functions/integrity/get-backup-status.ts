@@ -1,0 +1,7 @@
+import { defineHandler, ok } from '../../shared/http/handler.js';
+import { backupStatus } from '../../shared/routes/integrity.js';
+import { backupStatus as status } from '../../shared/services/integrity.js';
+
+export const handler = defineHandler(backupStatus, async ({ deps, principal }) =>
+  ok(await status(deps, principal.firmId)),
+);

@@ -1,0 +1,7 @@
+import { defineHandler, ok } from '../../shared/http/handler.js';
+import { missing } from '../../shared/routes/integrity.js';
+import { missingRecord } from '../../shared/services/integrity.js';
+
+export const handler = defineHandler(missing, async ({ deps, principal, params }) =>
+  ok(await missingRecord(deps, principal.firmId, params.sequenceNumber)),
+);

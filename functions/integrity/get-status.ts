@@ -1,0 +1,7 @@
+import { defineHandler, ok } from '../../shared/http/handler.js';
+import { integrityStatus } from '../../shared/routes/integrity.js';
+import { integrityStatus as status } from '../../shared/services/integrity.js';
+
+export const handler = defineHandler(integrityStatus, async ({ deps, principal }) =>
+  ok(await status(deps, principal.firmId)),
+);

@@ -1,0 +1,14 @@
+import { defineHandler, ok } from '../../shared/http/handler.js';
+import { ENV, intEnv } from '../../shared/runtime/config.js';
+import { verify } from '../../shared/routes/integrity.js';
+import { startVerification, type VerifyLimits } from '../../shared/services/integrity.js';
+
+/** API Gateway gives an integration 30 s; the call checks what fits in 20 s and queues the rest. */
+const limits: VerifyLimits = {
+  inlineMaxRecords: intEnv(ENV.verifyInlineMaxRecords, 20_000),
+  budgetMs: 20_000,
+};
+
+export const handler = defineHandler(verify, async ({ deps, principal }) =>
+  ok(await startVerification(deps, principal, limits)),
+);

@@ -1,0 +1,106 @@
+import type { LedgerRecord } from '../../ledger/record.js';
+import { checkRecord, type RecordProblem } from '../../ledger/verify.js';
+
+/** Why a record (or a sequence number) fails verification. */
+export type ProblemCode =
+  RecordProblem | 'UNTRUSTED_KEY' | 'MISSING_RECORD' | 'SEQUENCE_MISMATCH' | 'FIRM_MISMATCH';
+
+export const PROBLEM_MESSAGES: Record<ProblemCode, string> = {
+  RECORD_HASH_MISMATCH: 'recordHash does not match the hash of the payload fields (a field was changed)',
+  CHAIN_HASH_MISMATCH: 'chainHash does not match SHA-256(previousHash + recordHash)',
+  BROKEN_LINK: "previousHash is not the previous record's chainHash",
+  BAD_SIGNATURE: 'the signature does not verify against the record public key',
+  UNTRUSTED_KEY: 'the record was signed with a key the service has not published',
+  MISSING_RECORD: 'no record is stored under this sequence number',
+  SEQUENCE_MISMATCH:
+    'the row stored under this sequence number carries another sequence number (moved or reordered)',
+  FIRM_MISMATCH: "the row carries another firm's id",
+};
+
+export interface BrokenRecord {
+  sequenceNumber: number;
+  recordId: string | null;
+  problems: { code: ProblemCode; message: string }[];
+}
+
+/** A stored row with the sequence number of its position (sort key), which a tampered row may contradict. */
+export interface StoredRow {
+  position: number;
+  record: LedgerRecord;
+}
+
+/** Where a verification stands; persisted between chunks so a run can resume anywhere. */
+export interface VerificationCursor {
+  /** The next sequence number to check. */
+  nextSequence: number;
+  /** chainHash the next record must link to: null before sequence 1 (or after a missing record). */
+  previousChainHash: string | null;
+  /** False when the previous record is missing, so the next link cannot be judged. */
+  previousKnown: boolean;
+  recordsChecked: number;
+  brokenCount: number;
+}
+
+export function startCursor(fromSequence: number, previousChainHash: string | null): VerificationCursor {
+  return {
+    nextSequence: fromSequence,
+    previousChainHash,
+    previousKnown: true,
+    recordsChecked: 0,
+    brokenCount: 0,
+  };
+}
+
+/**
+ * Checks the rows stored for positions cursor.nextSequence..through (in order; positions without a row are
+ * missing): each record's hashes and signature, its key against the published ones, its link to the
+ * previous record, and that the row is the record its position says. Returns the broken records and the
+ * advanced cursor. Pure: the caller reads the rows and persists the cursor.
+ */
+export function checkChunk(
+  firmId: string,
+  rows: readonly StoredRow[],
+  through: number,
+  cursor: VerificationCursor,
+  trustedKeys: ReadonlySet<string>,
+): { broken: BrokenRecord[]; cursor: VerificationCursor } {
+  const broken: BrokenRecord[] = [];
+  let { nextSequence, previousChainHash, previousKnown, recordsChecked } = cursor;
+  const report = (sequenceNumber: number, recordId: string | null, codes: ProblemCode[]) => {
+    if (codes.length > 0)
+      broken.push({
+        sequenceNumber,
+        recordId,
+        problems: codes.map((code) => ({ code, message: PROBLEM_MESSAGES[code] })),
+      });
+  };
+  const byPosition = new Map(rows.map((row) => [row.position, row.record]));
+  for (let position = nextSequence; position <= through; position++) {
+    const record = byPosition.get(position);
+    if (!record) {
+      report(position, null, ['MISSING_RECORD']);
+      previousChainHash = null;
+      previousKnown = false;
+      continue;
+    }
+    const codes: ProblemCode[] = checkRecord(record, previousKnown ? previousChainHash : undefined);
+    if (!trustedKeys.has(record.publicKey)) codes.push('UNTRUSTED_KEY');
+    if (record.sequenceNumber !== position) codes.push('SEQUENCE_MISMATCH');
+    if (record.firmId !== firmId) codes.push('FIRM_MISMATCH');
+    report(position, record.id, codes);
+    recordsChecked += 1;
+    previousChainHash = record.chainHash;
+    previousKnown = true;
+  }
+  nextSequence = Math.max(nextSequence, through + 1);
+  return {
+    broken,
+    cursor: {
+      nextSequence,
+      previousChainHash,
+      previousKnown,
+      recordsChecked,
+      brokenCount: cursor.brokenCount + broken.length,
+    },
+  };
+}

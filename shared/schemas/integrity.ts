@@ -1,0 +1,131 @@
+import { z } from 'zod';
+import { Timestamp } from './common.js';
+import { LedgerRecord } from './ledger.js';
+
+const Actor = z.object({ id: z.string(), name: z.string(), fcaRef: z.string().nullable() });
+
+export const BrokenRecord = z
+  .object({
+    sequenceNumber: z.number().int(),
+    recordId: z.string().nullable(),
+    problems: z.array(
+      z.object({
+        code: z.enum([
+          'RECORD_HASH_MISMATCH',
+          'CHAIN_HASH_MISMATCH',
+          'BROKEN_LINK',
+          'BAD_SIGNATURE',
+          'UNTRUSTED_KEY',
+          'MISSING_RECORD',
+          'SEQUENCE_MISMATCH',
+          'FIRM_MISMATCH',
+        ]),
+        message: z.string(),
+      }),
+    ),
+  })
+  .meta({ id: 'BrokenRecord' });
+
+export const Verification = z
+  .object({
+    id: z.string(),
+    mode: z.enum(['full', 'incremental']),
+    status: z.enum(['RUNNING', 'COMPLETED']),
+    trigger: z.enum(['api', 'background']),
+    fromSequence: z.number().int(),
+    toSequence: z.number().int(),
+    progress: z.object({
+      checkedThrough: z.number().int(),
+      total: z.number().int(),
+      percent: z.number().int(),
+    }),
+    recordsChecked: z.number().int(),
+    brokenCount: z.number().int(),
+    valid: z.boolean().nullable().meta({ description: 'null while running' }),
+    startedAt: Timestamp,
+    completedAt: Timestamp.nullable(),
+    ledgerRecordId: z
+      .string()
+      .nullable()
+      .meta({ description: 'The CHAIN_VERIFIED record of a completed run' }),
+    backgroundVerificationId: z
+      .string()
+      .nullable()
+      .meta({ description: 'The full re-verification started alongside an incremental run' }),
+    requestedBy: Actor,
+  })
+  .meta({ id: 'Verification' });
+
+export const VerificationResult = z
+  .object({
+    complete: z.boolean(),
+    valid: z.boolean().nullable(),
+    checkedFrom: z.number().int(),
+    checkedThrough: z.number().int(),
+    recordsChecked: z.number().int(),
+    brokenCount: z.number().int(),
+    brokenRecords: z.array(BrokenRecord).meta({ description: 'The first 200 broken records' }),
+  })
+  .meta({ id: 'VerificationResult' });
+
+export const VerifyResponse = z
+  .object({ verification: Verification, result: VerificationResult })
+  .meta({ id: 'VerifyResponse' });
+
+export const IntegrityStatus = z
+  .object({
+    firmId: z.string(),
+    totalRecords: z.number().int(),
+    lastVerification: Verification.extend({ result: VerificationResult }).nullable(),
+    recentVerifications: z.array(Verification),
+  })
+  .meta({ id: 'IntegrityStatus' });
+
+const FieldDiff = z.object({ field: z.string(), database: z.unknown(), immutable: z.unknown() });
+
+export const Discrepancy = z
+  .object({
+    recordId: z.string().nullable(),
+    sequenceNumber: z.number().int(),
+    database: LedgerRecord.nullable().meta({ description: 'null when the row was deleted' }),
+    immutable: LedgerRecord.nullable(),
+    diffs: z.array(FieldDiff),
+  })
+  .meta({ id: 'Discrepancy' });
+
+export const RestoreBody = z.strictObject({
+  confirm: z.literal(true, { error: 'confirm must be true' }),
+});
+
+export const RestoreResult = z
+  .object({
+    restored: z.boolean(),
+    action: z.enum(['OVERWRITTEN', 'REINSERTED', 'NONE']),
+    recordId: z.string(),
+    sequenceNumber: z.number().int(),
+    fieldsRestored: z.array(z.string()),
+    repairRecordId: z
+      .string()
+      .nullable()
+      .meta({ description: 'The CHAIN_REPAIRED record, when a repair was made' }),
+    message: z.string().nullable(),
+  })
+  .meta({ id: 'RestoreResult' });
+
+export const SequenceParam = z.object({
+  sequenceNumber: z.coerce.number().int().min(1).max(999_999_999_999),
+});
+
+export const BackupStatus = z
+  .object({
+    healthy: z.boolean(),
+    database: z.object({ count: z.number().int() }),
+    immutableStorage: z.object({ count: z.number().int() }),
+    countsMatch: z.boolean(),
+    latestRecord: z.object({ sequenceNumber: z.number().int(), timestamp: Timestamp }).nullable(),
+    spotChecks: z.array(
+      z.object({ recordId: z.string().nullable(), sequenceNumber: z.number().int(), match: z.boolean() }),
+    ),
+    checkedAt: Timestamp,
+  })
+  .meta({ id: 'BackupStatus' });

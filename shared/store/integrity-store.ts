@@ -1,0 +1,159 @@
+import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import type { BrokenRecord, VerificationCursor } from '../domain/integrity/chain-check.js';
+import type { Deps } from '../runtime/deps.js';
+import { withoutKeys } from './dynamo.js';
+import { keys, SK_PREFIX } from './keys.js';
+import type { TransactItem } from './ledger-store.js';
+
+/** Broken records kept on a run; the count is exact, the list stops here (a wrecked chain is not a 400 KB item). */
+export const MAX_LISTED_BROKEN = 200;
+
+export type VerificationMode = 'full' | 'incremental';
+export type VerificationStatus = 'RUNNING' | 'COMPLETED';
+
+export interface VerificationRun {
+  id: string;
+  firmId: string;
+  mode: VerificationMode;
+  status: VerificationStatus;
+  /** API call or background continuation. */
+  trigger: 'api' | 'background';
+  requestedBy: string;
+  fromSequence: number;
+  toSequence: number;
+  cursor: VerificationCursor;
+  brokenRecords: BrokenRecord[];
+  startedAt: string;
+  updatedAt: string;
+  completedAt: string | null;
+  valid: boolean | null;
+  /** CHAIN_VERIFIED record written when the run completed. */
+  ledgerRecordId: string | null;
+  /** The full run started in the background alongside an incremental one. */
+  backgroundVerificationId: string | null;
+}
+
+export interface Checkpoint {
+  sequenceNumber: number;
+  chainHash: string;
+  verifiedAt: string;
+  verificationId: string;
+}
+
+export async function putRun(deps: Deps, run: VerificationRun): Promise<void> {
+  await deps.db.send(
+    new PutCommand({
+      TableName: deps.tables.main,
+      Item: { ...keys.verification(run.firmId, run.id), ...run },
+      ConditionExpression: 'attribute_not_exists(pk)',
+    }),
+  );
+}
+
+export async function getRun(deps: Deps, firmId: string, id: string): Promise<VerificationRun | null> {
+  const { Item } = await deps.db.send(
+    new GetCommand({ TableName: deps.tables.main, Key: keys.verification(firmId, id), ConsistentRead: true }),
+  );
+  return Item ? (withoutKeys(Item) as VerificationRun) : null;
+}
+
+/**
+ * Saves a chunk's progress, conditional on the cursor the chunk started from: a duplicate delivery of the
+ * same continuation loses this race and stops instead of counting records twice.
+ */
+export async function saveProgress(
+  deps: Deps,
+  run: VerificationRun,
+  from: VerificationCursor,
+  cursor: VerificationCursor,
+  brokenRecords: BrokenRecord[],
+  at: string,
+): Promise<boolean> {
+  try {
+    await deps.db.send(
+      new UpdateCommand({
+        TableName: deps.tables.main,
+        Key: keys.verification(run.firmId, run.id),
+        UpdateExpression: 'SET #cursor = :cursor, brokenRecords = :broken, updatedAt = :at',
+        ConditionExpression: '#status = :running AND #cursor.nextSequence = :expected',
+        ExpressionAttributeNames: { '#cursor': 'cursor', '#status': 'status' },
+        ExpressionAttributeValues: {
+          ':cursor': cursor,
+          ':broken': brokenRecords.slice(0, MAX_LISTED_BROKEN),
+          ':at': at,
+          ':running': 'RUNNING',
+          ':expected': from.nextSequence,
+        },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException) return false;
+    throw error;
+  }
+}
+
+/** The completion write, committed atomically with the CHAIN_VERIFIED record (and the checkpoint, if valid). */
+export function completeRunItem(
+  deps: Deps,
+  run: VerificationRun,
+  valid: boolean,
+  recordId: string,
+  at: string,
+): TransactItem {
+  return {
+    Update: {
+      TableName: deps.tables.main,
+      Key: keys.verification(run.firmId, run.id),
+      UpdateExpression:
+        'SET #status = :completed, valid = :valid, completedAt = :at, updatedAt = :at, ledgerRecordId = :record',
+      ConditionExpression: '#status = :running',
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: {
+        ':completed': 'COMPLETED',
+        ':running': 'RUNNING',
+        ':valid': valid,
+        ':at': at,
+        ':record': recordId,
+      },
+    },
+  };
+}
+
+/** Moves the checkpoint forward only (a run that started earlier never moves it back). */
+export function checkpointItem(deps: Deps, firmId: string, checkpoint: Checkpoint): TransactItem {
+  return {
+    Put: {
+      TableName: deps.tables.main,
+      Item: { ...keys.integrityCheckpoint(firmId), ...checkpoint },
+      ConditionExpression: 'attribute_not_exists(pk) OR sequenceNumber <= :seq',
+      ExpressionAttributeValues: { ':seq': checkpoint.sequenceNumber },
+    },
+  };
+}
+
+export async function getCheckpoint(deps: Deps, firmId: string): Promise<Checkpoint | null> {
+  const { Item } = await deps.db.send(
+    new GetCommand({
+      TableName: deps.tables.main,
+      Key: keys.integrityCheckpoint(firmId),
+      ConsistentRead: true,
+    }),
+  );
+  return Item ? (withoutKeys(Item) as Checkpoint) : null;
+}
+
+/** The firm's most recent runs, newest first (run ids are ULIDs, so sort order is start order). */
+export async function recentRuns(deps: Deps, firmId: string, limit: number): Promise<VerificationRun[]> {
+  const { Items = [] } = await deps.db.send(
+    new QueryCommand({
+      TableName: deps.tables.main,
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+      ExpressionAttributeValues: { ':pk': keys.firmPk(firmId), ':prefix': SK_PREFIX.verification },
+      ScanIndexForward: false,
+      Limit: limit,
+    }),
+  );
+  return Items.map((item) => withoutKeys(item) as VerificationRun);
+}
