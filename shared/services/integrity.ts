@@ -7,6 +7,7 @@ import {
   startCursor,
   type BrokenRecord,
   type StoredRow,
+  type VerificationCursor,
 } from '../domain/integrity/chain-check.js';
 import { diffRecords } from '../domain/integrity/record-diff.js';
 import { ConflictError, NotFoundError } from '../errors.js';
@@ -158,7 +159,7 @@ async function advanceRun(
     const next = { from: through + 1, through: more ? chunkEnd(through + 1, allowance) : 0 };
     // Read the next chunk while this one is checked.
     pending = more ? read(next.from, next.through) : null;
-    const { broken, cursor } = checkChunk(run.firmId, rows, through, run.cursor, trusted);
+    const { broken, cursor } = await checkInSlices(run.firmId, rows, through, run.cursor, trusted);
     const brokenRecords = [...run.brokenRecords, ...broken];
     if (!(await saveProgress(deps, run, run.cursor, cursor, brokenRecords, isoNow(deps.clock)))) {
       await pending?.catch(() => undefined);
@@ -172,6 +173,29 @@ async function advanceRun(
   if (run.cursor.nextSequence <= run.toSequence) return false;
   await completeRun(deps, run);
   return true;
+}
+
+/** Records checked between yields to the event loop, so the read-ahead request makes progress meanwhile. */
+const CHECK_SLICE = 100;
+
+async function checkInSlices(
+  firmId: string,
+  rows: StoredRow[],
+  through: number,
+  start: VerificationCursor,
+  trusted: ReadonlySet<string>,
+): Promise<{ broken: BrokenRecord[]; cursor: VerificationCursor }> {
+  const broken: BrokenRecord[] = [];
+  let cursor = start;
+  while (cursor.nextSequence <= through) {
+    const end = Math.min(cursor.nextSequence + CHECK_SLICE - 1, through);
+    const slice = rows.filter((r) => r.position >= cursor.nextSequence && r.position <= end);
+    const checked = checkChunk(firmId, slice, end, cursor, trusted);
+    broken.push(...checked.broken);
+    cursor = checked.cursor;
+    await new Promise<void>((resolve) => setImmediate(resolve));
+  }
+  return { broken, cursor };
 }
 
 /** Writes CHAIN_VERIFIED and marks the run completed, atomically; a valid run moves the checkpoint forward. */
