@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { LocalStackInfo } from '../../shared/runtime/local-deps.js';
@@ -45,7 +45,10 @@ export async function startStack(
   return { ...info, dataDir, child, output: () => output };
 }
 
-/** SIGTERM, as Ctrl-C would; resolves with the exit code once the stack (and its Java child) is down. */
+/**
+ * SIGTERM, as Ctrl-C would; resolves with the exit code once the stack (and its Java child) is down. A stack
+ * that has not stopped within 20 s is killed, with the DynamoDB Local it recorded.
+ */
 export async function stopStack(
   stack: RunningStack,
   options: { removeData?: boolean } = {},
@@ -54,8 +57,15 @@ export async function stopStack(
     if (stack.child.exitCode !== null) done(stack.child.exitCode);
     else stack.child.once('exit', (code) => done(code));
   });
+  const pidFile = join(stack.dataDir, 'dynamodb.pid');
+  const javaPid = existsSync(pidFile) ? Number(readFileSync(pidFile, 'utf8')) : 0;
   stack.child.kill('SIGTERM');
+  const timer = setTimeout(() => {
+    stack.child.kill('SIGKILL');
+    if (javaPid > 0) process.kill(javaPid, 'SIGKILL');
+  }, 20_000);
   const code = await exited;
+  clearTimeout(timer);
   if (options.removeData) rmSync(stack.dataDir, { recursive: true, force: true });
   return code;
 }
