@@ -300,8 +300,12 @@ async function sealCost(deps: Deps, firm: OnboardedFirm, actor: Actor, count: nu
   return (performance.now() - start) / count;
 }
 
+/** One process (appends queued per firm, as the local server runs) or independent writers (like Lambda instances). */
+type WriterMode = 'one process' | 'independent';
+
 interface LevelResult {
   concurrency: number;
+  mode: WriterMode;
   appends: number;
   appendsPerSecond: number;
   p50: number;
@@ -328,6 +332,7 @@ async function measureLevel(
   deps: Deps & { untimedObjects: ObjectStore },
   timings: Timings,
   concurrency: number,
+  mode: WriterMode,
 ): Promise<LevelResult> {
   const firm = await createFirm(stack, { name: `Bench Advisers c${concurrency}` });
   const actor: Actor = { id: firm.admin.id, name: firm.admin.name, fcaRef: firm.admin.fcaRef };
@@ -336,7 +341,9 @@ async function measureLevel(
   let maxAttempts = 0;
   const appends = await runLoops(APPENDS, concurrency, async (index) => {
     const attempts = { attempts: 0 };
-    await appendContext.run(attempts, () => appendRecord(deps, appendInput(firm, actor, index)));
+    // A copy of deps is another writer: appendRecord queues per firm only within one Deps instance.
+    const writer = mode === 'independent' ? { ...deps } : deps;
+    await appendContext.run(attempts, () => appendRecord(writer, appendInput(firm, actor, index)));
     maxAttempts = Math.max(maxAttempts, attempts.attempts);
   });
   const ms = (name: string) => timings.get(name).ms / APPENDS;
@@ -355,9 +362,10 @@ async function measureLevel(
   const headRepairs = timings.get('QueryCommand').calls;
   const problems = await verifyChain(deps, stack, firm, APPENDS);
 
-  const puts = await runLoops(PUTS, concurrency, rawPut(deps, `c${concurrency}`));
+  const puts = await runLoops(PUTS, concurrency, rawPut(deps, `c${concurrency}-${mode.replace(' ', '-')}`));
   return {
     concurrency,
+    mode,
     appends: APPENDS,
     appendsPerSecond: APPENDS / (appends.wallMs / 1000),
     p50: percentile(appends.latencies, 0.5),
@@ -416,22 +424,22 @@ function report(
     `Emulator: ${emulator()}`,
     `Settings: ${APPENDS} appends and ${PUTS} PutItem calls per level, ${WARMUP} warm-up appends`,
     '',
-    '| Concurrency | Appends/s | p50 ms | p99 ms | Commit attempts (retries, most for one append) | Raw PutItem/s | PutItem p50 / p99 ms | Appends/s ÷ PutItem/s |',
-    '|---:|---:|---:|---:|---:|---:|---:|---:|',
+    '| Concurrency, writers | Appends/s | p50 ms | p99 ms | Commit attempts (retries, most for one append) | Raw PutItem/s | PutItem p50 / p99 ms | Appends/s ÷ PutItem/s |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|',
     ...results.map(
       (r) =>
-        `| ${r.concurrency} | ${fixed(r.appendsPerSecond)} | ${fixed(r.p50)} | ${fixed(r.p99)} | ` +
+        `| ${r.concurrency} ${r.mode} | ${fixed(r.appendsPerSecond)} | ${fixed(r.p50)} | ${fixed(r.p99)} | ` +
         `${r.commits} (${r.commits - r.appends}, ${r.maxAttempts}) | ${fixed(r.putsPerSecond)} | ` +
         `${fixed(r.putP50)} / ${fixed(r.putP99)} | ${fixed(r.appendsPerSecond / r.putsPerSecond, 2)} |`,
     ),
     '',
     'Mean ms per append by step (summed over its attempts; "other" is the rest: backoff between attempts, in-process CPU and time spent waiting for the event loop):',
     '',
-    '| Concurrency | Mean latency | Head read (GetItem) | Sign | Commit (TransactWriteItems) | Immutable copy | Outbox delete (DeleteItem) | Other |',
-    '|---:|---:|---:|---:|---:|---:|---:|---:|',
+    '| Concurrency, writers | Mean latency | Head read (GetItem) | Sign | Commit (TransactWriteItems) | Immutable copy | Outbox delete (DeleteItem) | Other |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|',
     ...results.map(
       (r) =>
-        `| ${r.concurrency} | ${fixed(r.meanLatency)} | ${fixed(r.perAppend.head)} | ${fixed(r.perAppend.sign, 2)} | ` +
+        `| ${r.concurrency} ${r.mode} | ${fixed(r.meanLatency)} | ${fixed(r.perAppend.head)} | ${fixed(r.perAppend.sign, 2)} | ` +
         `${fixed(r.perAppend.commit)} | ${fixed(r.perAppend.archive)} | ${fixed(r.perAppend.outbox)} | ${fixed(r.perAppend.other)} |`,
     ),
     '',
@@ -439,7 +447,7 @@ function report(
     '',
     ...results.map(
       (r) =>
-        `Cancelled commits at concurrency ${r.concurrency}: ` +
+        `Cancelled commits at concurrency ${r.concurrency} (${r.mode}): ` +
         (Object.entries(r.cancellations)
           .map(([reasons, count]) => `${count} × ${reasons}`)
           .join(', ') || 'none') +
@@ -448,7 +456,7 @@ function report(
     '',
     ...results.map(
       (r) =>
-        `Chain check at concurrency ${r.concurrency}: ` +
+        `Chain check at concurrency ${r.concurrency} (${r.mode}): ` +
         (r.problems.length === 0
           ? `sequence numbers exactly 1..${r.appends}, every record linked, hashed and signed correctly, immutable copies identical, no outbox entry left, API total ${r.appends}.`
           : `FAILED: ${r.problems.slice(0, 10).join('; ')}`),
@@ -478,8 +486,14 @@ async function main(): Promise<number> {
 
     const results: LevelResult[] = [];
     for (const concurrency of LEVELS) {
-      console.error(`Concurrency ${concurrency}: ${APPENDS} appends, then ${PUTS} PutItem calls...`);
-      results.push(await measureLevel(stack, deps, timings, concurrency));
+      for (const mode of concurrency === 1
+        ? (['one process'] as const)
+        : (['one process', 'independent'] as const)) {
+        console.error(
+          `Concurrency ${concurrency} (${mode}): ${APPENDS} appends, then ${PUTS} PutItem calls...`,
+        );
+        results.push(await measureLevel(stack, deps, timings, concurrency, mode));
+      }
     }
     console.log(
       report(results, sealMs, { startedAt, seconds: (performance.now() - started) / 1000, loadAtStart }),

@@ -40,7 +40,8 @@ describe('ledger append', () => {
   it('50 concurrent appends to one firm: sequence 1..50, no loss, no duplicate, no gap, a valid chain', async () => {
     const firm = await createFirm();
     const deps = stackDeps();
-    const appended = await Promise.all(Array.from({ length: 50 }, (_, i) => appendOne(firm, deps, i)));
+    // 50 independent writers, like 50 Lambda instances: nothing orders them but DynamoDB's conditions.
+    const appended = await Promise.all(Array.from({ length: 50 }, (_, i) => appendOne(firm, stackDeps(), i)));
 
     expect(new Set(appended.map((r) => r.sequenceNumber)).size).toBe(50);
     const stored = await queryRecordRange(deps, firm.firmId, 1, 1000, 'asc');
@@ -60,6 +61,16 @@ describe('ledger append', () => {
 
     const { body } = await api('GET', '/v1/firm/me/stats', { key: firm.key });
     expect(body.recordCount).toBe(50);
+  });
+
+  it("queues one process's concurrent appends to a firm in call order", async () => {
+    const firm = await createFirm();
+    const deps = stackDeps();
+    const appended = await Promise.all(Array.from({ length: 10 }, (_, i) => appendOne(firm, deps, i)));
+    expect(appended.map((r) => (r.documentMetadata as { n: number }).n)).toEqual([
+      0, 1, 2, 3, 4, 5, 6, 7, 8, 9,
+    ]);
+    expect(appended.map((r) => r.sequenceNumber)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
   });
 
   it('copies every record byte for byte to the immutable store, which refuses to change it', async () => {
