@@ -8,6 +8,7 @@ export const ID_PREFIX = {
   record: 'rec',
   request: 'req',
   verification: 'ver',
+  documentType: 'doctype',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIX;

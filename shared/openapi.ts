@@ -152,6 +152,9 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
   Public: 'Unauthenticated endpoints',
   Ledger: 'The hash-chained, signed record chain',
   Firm: 'Firm administration',
+  Users: "Firm administration: the firm's users, their roles and FG21/1 specialist flags",
+  DocumentTypes:
+    'Firm administration: document types and their review checklists (platform defaults and custom)',
   Principal: 'Review operations under the /v1/principal prefix',
   Integrity: 'Chain verification, comparison with the immutable copy, and repair',
 };

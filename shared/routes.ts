@@ -1,7 +1,9 @@
+import * as documentTypes from './routes/document-types.js';
 import * as firm from './routes/firm.js';
 import * as integrity from './routes/integrity.js';
 import * as ledger from './routes/ledger.js';
 import * as platform from './routes/platform.js';
+import * as users from './routes/users.js';
 import type { HttpMethod, RouteDef } from './routes/route.js';
 
 /**
@@ -13,6 +15,8 @@ export const ROUTES: readonly RouteDef[] = [
   ...Object.values(ledger),
   ...Object.values(integrity),
   ...Object.values(firm),
+  ...Object.values(users),
+  ...Object.values(documentTypes),
 ] as RouteDef[];
 
 export interface HttpRoute {

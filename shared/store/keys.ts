@@ -14,6 +14,9 @@ export const keys = {
     sk: `USEREMAIL#${email.toLowerCase()}`,
   }),
   userSubject: (firmId: string, subject: string) => ({ pk: `FIRM#${firmId}`, sk: `USERSUB#${subject}` }),
+  /** Serialises the changes that can take a firm's last active FIRM_ADMIN away (a version counter). */
+  userAdminGuard: (firmId: string) => ({ pk: `FIRM#${firmId}`, sk: 'ADMINGUARD' }),
+  documentType: (firmId: string, slug: string) => ({ pk: `FIRM#${firmId}`, sk: `DOCTYPE#${slug}` }),
   apiKey: (firmId: string, keyId: string) => ({ pk: `FIRM#${firmId}`, sk: `APIKEY#${keyId}` }),
   apiKeyHash: (hash: string) => ({ pk: `APIKEYHASH#${hash}`, sk: 'APIKEYHASH' }),
   verification: (firmId: string, runId: string) => ({ pk: `FIRM#${firmId}`, sk: `VERIFY#${runId}` }),
@@ -37,6 +40,7 @@ export const SK_PREFIX = {
   outbox: 'OUTBOX#',
   job: 'JOB#',
   certificate: 'CERT#',
+  documentType: 'DOCTYPE#',
 } as const;
 
 /**

@@ -1,9 +1,9 @@
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { Role } from '../domain/auth/principal.js';
 import type { Deps } from '../runtime/deps.js';
 import { withoutKeys } from './dynamo.js';
-import { keys } from './keys.js';
+import { keys, SK_PREFIX } from './keys.js';
 import type { TransactItem } from './ledger-store.js';
 
 export const QUALIFICATIONS = ['CFA', 'CFP', 'DIP_PFS', 'CISI', 'IMC'] as const;
@@ -118,4 +118,116 @@ export async function activateUser(
 export function publicUser(user: UserItem): Omit<UserItem, 'subject'> {
   const { subject: _subject, ...rest } = user;
   return rest;
+}
+
+/** The user, read strongly consistent (before a conditional change). */
+export async function getUserForUpdate(deps: Deps, firmId: string, userId: string): Promise<UserItem | null> {
+  const { Item } = await deps.db.send(
+    new GetCommand({ TableName: deps.tables.main, Key: keys.user(firmId, userId), ConsistentRead: true }),
+  );
+  return Item ? (withoutKeys(Item) as UserItem) : null;
+}
+
+/**
+ * Every user of the firm, deactivated ones included, in creation order (ids are ULIDs). Strongly consistent,
+ * so a list right after a change shows it, and a count taken before a conditional write is current.
+ */
+export async function listUsers(deps: Deps, firmId: string): Promise<UserItem[]> {
+  const users: UserItem[] = [];
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await deps.db.send(
+      new QueryCommand({
+        TableName: deps.tables.main,
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+        ExpressionAttributeValues: { ':pk': keys.firmPk(firmId), ':prefix': SK_PREFIX.user },
+        ConsistentRead: true,
+        ExclusiveStartKey: startKey,
+      }),
+    );
+    for (const item of page.Items ?? []) users.push(withoutKeys(item) as UserItem);
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
+  return users;
+}
+
+const WRITE_ATTEMPTS = 8;
+
+/** Outcome of a conditional user write: done, a condition failed (`conflict`), or still contended (`busy`). */
+export type UserWriteResult = 'done' | 'conflict' | 'busy';
+
+/**
+ * Commits user items in one transaction. A failed condition is the caller's to judge (`conflict`); a
+ * transaction conflict with a concurrent writer is retried here with a short random backoff.
+ */
+export async function commitUserWrite(deps: Deps, items: TransactItem[]): Promise<UserWriteResult> {
+  for (let attempt = 1; attempt <= WRITE_ATTEMPTS; attempt++) {
+    try {
+      await deps.db.send(new TransactWriteCommand({ TransactItems: items }));
+      return 'done';
+    } catch (error) {
+      if (!(error instanceof TransactionCanceledException)) throw error;
+      if (error.CancellationReasons?.some((reason) => reason.Code === 'ConditionalCheckFailed'))
+        return 'conflict';
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * 25 * attempt));
+    }
+  }
+  return 'busy';
+}
+
+/** Fields a user change may set. */
+export type UserChange = Partial<
+  Pick<UserItem, 'role' | 'specialistVulnerability' | 'isAvailable' | 'deactivatedAt'>
+>;
+
+/**
+ * The write of a change to `user`, conditional on the user still being active and still having the role it
+ * was read with (so a decision taken on that role cannot be overtaken by a concurrent role change).
+ */
+export function userChangeItem(deps: Deps, user: UserItem, change: UserChange): TransactItem {
+  const names: Record<string, string> = { '#role': 'role' };
+  const values: Record<string, unknown> = { ':null': null, ':readRole': user.role };
+  const sets = Object.entries(change).map(([field, value], i) => {
+    names[`#f${i}`] = field;
+    values[`:v${i}`] = value;
+    return `#f${i} = :v${i}`;
+  });
+  return {
+    Update: {
+      TableName: deps.tables.main,
+      Key: keys.user(user.firmId, user.id),
+      UpdateExpression: `SET ${sets.join(', ')}`,
+      ConditionExpression:
+        'attribute_exists(pk) AND (attribute_not_exists(deactivatedAt) OR deactivatedAt = :null) AND #role = :readRole',
+      ExpressionAttributeNames: names,
+      ExpressionAttributeValues: values,
+    },
+  };
+}
+
+/**
+ * The firm's admin guard: a version every change that takes an active FIRM_ADMIN away must move, conditional
+ * on the version read before counting the remaining admins. Two such changes at once cannot both pass on
+ * the same count, so a firm never loses its last active FIRM_ADMIN.
+ */
+export async function readAdminGuard(deps: Deps, firmId: string): Promise<number | null> {
+  const { Item } = await deps.db.send(
+    new GetCommand({ TableName: deps.tables.main, Key: keys.userAdminGuard(firmId), ConsistentRead: true }),
+  );
+  return Item ? (Item.version as number) : null;
+}
+
+export function adminGuardItem(deps: Deps, firmId: string, readVersion: number | null): TransactItem {
+  return {
+    Put: {
+      TableName: deps.tables.main,
+      Item: { ...keys.userAdminGuard(firmId), version: (readVersion ?? 0) + 1 },
+      ...(readVersion === null
+        ? { ConditionExpression: 'attribute_not_exists(pk)' }
+        : {
+            ConditionExpression: 'version = :version',
+            ExpressionAttributeValues: { ':version': readVersion },
+          }),
+    },
+  };
 }

@@ -1,0 +1,7 @@
+import { created, defineHandler } from '../../shared/http/handler.js';
+import { createDocumentType } from '../../shared/routes/document-types.js';
+import { addDocumentType } from '../../shared/services/document-types.js';
+
+export const handler = defineHandler(createDocumentType, async ({ deps, principal, body }) =>
+  created(await addDocumentType(deps, principal.firmId, body)),
+);

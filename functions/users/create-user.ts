@@ -1,0 +1,7 @@
+import { created, defineHandler } from '../../shared/http/handler.js';
+import { createUser } from '../../shared/routes/users.js';
+import { inviteUser } from '../../shared/services/users.js';
+
+export const handler = defineHandler(createUser, async ({ deps, principal, body }) =>
+  created(await inviteUser(deps, principal, body)),
+);
