@@ -1,7 +1,7 @@
-import { GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import type { Deps } from '../runtime/deps.js';
-import { withoutKeys } from './dynamo.js';
+import { queryAll, withoutKeys } from './dynamo.js';
 import { keys, SK_PREFIX } from './keys.js';
 import type { TransactItem } from './ledger-store.js';
 
@@ -56,21 +56,12 @@ export async function findApiKeyByHash(deps: Deps, keyHash: string): Promise<Api
 }
 
 export async function listApiKeys(deps: Deps, firmId: string): Promise<ApiKeyItem[]> {
-  const items: ApiKeyItem[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await deps.db.send(
-      new QueryCommand({
-        TableName: deps.tables.main,
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-        ExpressionAttributeValues: { ':pk': keys.firmPk(firmId), ':prefix': SK_PREFIX.apiKey },
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    for (const item of page.Items ?? []) items.push(withoutKeys(item, ['keyHash']) as ApiKeyItem);
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
-  return items;
+  const items = await queryAll(deps.db, {
+    TableName: deps.tables.main,
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+    ExpressionAttributeValues: { ':pk': keys.firmPk(firmId), ':prefix': SK_PREFIX.apiKey },
+  });
+  return items.map((item) => withoutKeys(item, ['keyHash']) as unknown as ApiKeyItem);
 }
 
 /**

@@ -1,8 +1,8 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { DocumentType } from '../domain/document-types/document-type.js';
 import type { Deps } from '../runtime/deps.js';
-import { withoutKeys } from './dynamo.js';
+import { queryAll, withoutKeys } from './dynamo.js';
 import { keys, SK_PREFIX } from './keys.js';
 
 /** A firm's own document type, or its override of a platform default: `FIRM#<firmId>`, `DOCTYPE#<slug>`. */
@@ -25,22 +25,13 @@ export async function getDocumentType(
 
 /** The firm's stored document types (custom types and overrides), by slug; strongly consistent. */
 export async function listDocumentTypes(deps: Deps, firmId: string): Promise<DocumentTypeItem[]> {
-  const items: DocumentTypeItem[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await deps.db.send(
-      new QueryCommand({
-        TableName: deps.tables.main,
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-        ExpressionAttributeValues: { ':pk': keys.firmPk(firmId), ':prefix': SK_PREFIX.documentType },
-        ConsistentRead: true,
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    for (const item of page.Items ?? []) items.push(withoutKeys(item) as DocumentTypeItem);
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
-  return items;
+  const items = await queryAll(deps.db, {
+    TableName: deps.tables.main,
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+    ExpressionAttributeValues: { ':pk': keys.firmPk(firmId), ':prefix': SK_PREFIX.documentType },
+    ConsistentRead: true,
+  });
+  return items.map((item) => withoutKeys(item) as unknown as DocumentTypeItem);
 }
 
 /** Creates the firm's item for a slug; false when the firm already has one (the slug is taken). */

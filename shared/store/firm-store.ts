@@ -1,7 +1,7 @@
-import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { FirmSettings } from '../domain/firm/settings.js';
 import type { Deps } from '../runtime/deps.js';
-import { withoutKeys } from './dynamo.js';
+import { countAll, withoutKeys } from './dynamo.js';
 import { keys } from './keys.js';
 import type { TransactItem } from './ledger-store.js';
 
@@ -69,20 +69,9 @@ export async function updateSettings(
 
 /** Number of items in the firm's partition whose sort key starts with `prefix`. */
 export async function countItems(deps: Deps, table: string, firmId: string, prefix: string): Promise<number> {
-  let count = 0;
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await deps.db.send(
-      new QueryCommand({
-        TableName: table,
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-        ExpressionAttributeValues: { ':pk': keys.firmPk(firmId), ':prefix': prefix },
-        Select: 'COUNT',
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    count += page.Count ?? 0;
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
-  return count;
+  return countAll(deps.db, {
+    TableName: table,
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+    ExpressionAttributeValues: { ':pk': keys.firmPk(firmId), ':prefix': prefix },
+  });
 }

@@ -9,6 +9,7 @@ import {
 import type { LedgerRecord } from '../ledger/record.js';
 import { recordOf } from '../ledger/record.js';
 import type { Deps } from '../runtime/deps.js';
+import { countAll, queryAll } from './dynamo.js';
 import { keys, padSequence, SK_PREFIX } from './keys.js';
 import { LEDGER_BY_RECORD_ID, LEDGER_PENDING_ARCHIVE } from './tables.js';
 
@@ -260,27 +261,18 @@ export async function queryRecordRange(
   to: number,
   order: SortOrder,
 ): Promise<LedgerRecord[]> {
-  const records: LedgerRecord[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await deps.db.send(
-      new QueryCommand({
-        TableName: deps.tables.ledger,
-        KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
-        ExpressionAttributeValues: {
-          ':pk': keys.firmPk(firmId),
-          ':from': `${SK_PREFIX.record}${padSequence(from)}`,
-          ':to': `${SK_PREFIX.record}${padSequence(to)}`,
-        },
-        ScanIndexForward: order === 'asc',
-        ExclusiveStartKey: startKey,
-        ConsistentRead: true,
-      }),
-    );
-    for (const item of page.Items ?? []) records.push(recordOf(item as unknown as LedgerRecord));
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
-  return records;
+  const items = await queryAll(deps.db, {
+    TableName: deps.tables.ledger,
+    KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+    ExpressionAttributeValues: {
+      ':pk': keys.firmPk(firmId),
+      ':from': `${SK_PREFIX.record}${padSequence(from)}`,
+      ':to': `${SK_PREFIX.record}${padSequence(to)}`,
+    },
+    ScanIndexForward: order === 'asc',
+    ConsistentRead: true,
+  });
+  return items.map((item) => recordOf(item as unknown as LedgerRecord));
 }
 
 /**
@@ -317,25 +309,16 @@ export async function queryFilteredRecords(
   if (filter.startDate) add('#ts >= :start', ':start', filter.startDate, { '#ts': 'timestamp' });
   if (filter.endDate) add('#ts <= :end', ':end', filter.endDate, { '#ts': 'timestamp' });
 
-  const records: LedgerRecord[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await deps.db.send(
-      new QueryCommand({
-        TableName: deps.tables.ledger,
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :rec)',
-        ...(conditions.length > 0
-          ? { FilterExpression: conditions.join(' AND '), ExpressionAttributeNames: names }
-          : {}),
-        ExpressionAttributeValues: values,
-        ScanIndexForward: order === 'asc',
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    for (const item of page.Items ?? []) records.push(recordOf(item as unknown as LedgerRecord));
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
-  return records;
+  const items = await queryAll(deps.db, {
+    TableName: deps.tables.ledger,
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :rec)',
+    ...(conditions.length > 0
+      ? { FilterExpression: conditions.join(' AND '), ExpressionAttributeNames: names }
+      : {}),
+    ExpressionAttributeValues: values,
+    ScanIndexForward: order === 'asc',
+  });
+  return items.map((item) => recordOf(item as unknown as LedgerRecord));
 }
 
 /** Rows stored for sequence positions [from, to] with their position (from the sort key), ascending. */
@@ -345,51 +328,29 @@ export async function queryRowRange(
   from: number,
   to: number,
 ): Promise<{ position: number; record: LedgerRecord }[]> {
-  const rows: { position: number; record: LedgerRecord }[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await deps.db.send(
-      new QueryCommand({
-        TableName: deps.tables.ledger,
-        KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
-        ExpressionAttributeValues: {
-          ':pk': keys.firmPk(firmId),
-          ':from': `${SK_PREFIX.record}${padSequence(from)}`,
-          ':to': `${SK_PREFIX.record}${padSequence(to)}`,
-        },
-        ExclusiveStartKey: startKey,
-        ConsistentRead: true,
-      }),
-    );
-    for (const item of page.Items ?? []) {
-      rows.push({
-        position: Number((item.sk as string).slice(SK_PREFIX.record.length)),
-        record: recordOf(item as unknown as LedgerRecord),
-      });
-    }
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
-  return rows;
+  const items = await queryAll(deps.db, {
+    TableName: deps.tables.ledger,
+    KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+    ExpressionAttributeValues: {
+      ':pk': keys.firmPk(firmId),
+      ':from': `${SK_PREFIX.record}${padSequence(from)}`,
+      ':to': `${SK_PREFIX.record}${padSequence(to)}`,
+    },
+    ConsistentRead: true,
+  });
+  return items.map((item) => ({
+    position: Number((item.sk as string).slice(SK_PREFIX.record.length)),
+    record: recordOf(item as unknown as LedgerRecord),
+  }));
 }
 
 /** How many record rows the firm's partition holds (rows, not sequence numbers: deleted rows are not counted). */
 export async function countRecordRows(deps: Deps, firmId: string): Promise<number> {
-  let count = 0;
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await deps.db.send(
-      new QueryCommand({
-        TableName: deps.tables.ledger,
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :rec)',
-        ExpressionAttributeValues: { ':pk': keys.firmPk(firmId), ':rec': SK_PREFIX.record },
-        Select: 'COUNT',
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    count += page.Count ?? 0;
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
-  return count;
+  return countAll(deps.db, {
+    TableName: deps.tables.ledger,
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :rec)',
+    ExpressionAttributeValues: { ':pk': keys.firmPk(firmId), ':rec': SK_PREFIX.record },
+  });
 }
 
 /** The write that puts a record row back exactly as given (restore from the immutable copy). */

@@ -1,8 +1,8 @@
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { Role } from '../domain/auth/principal.js';
 import type { Deps } from '../runtime/deps.js';
-import { withoutKeys } from './dynamo.js';
+import { queryAll, withoutKeys } from './dynamo.js';
 import { keys, SK_PREFIX } from './keys.js';
 import type { TransactItem } from './ledger-store.js';
 
@@ -133,22 +133,13 @@ export async function getUserForUpdate(deps: Deps, firmId: string, userId: strin
  * so a list right after a change shows it, and a count taken before a conditional write is current.
  */
 export async function listUsers(deps: Deps, firmId: string): Promise<UserItem[]> {
-  const users: UserItem[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await deps.db.send(
-      new QueryCommand({
-        TableName: deps.tables.main,
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-        ExpressionAttributeValues: { ':pk': keys.firmPk(firmId), ':prefix': SK_PREFIX.user },
-        ConsistentRead: true,
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    for (const item of page.Items ?? []) users.push(withoutKeys(item) as UserItem);
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
-  return users;
+  const items = await queryAll(deps.db, {
+    TableName: deps.tables.main,
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+    ExpressionAttributeValues: { ':pk': keys.firmPk(firmId), ':prefix': SK_PREFIX.user },
+    ConsistentRead: true,
+  });
+  return items.map((item) => withoutKeys(item) as unknown as UserItem);
 }
 
 const WRITE_ATTEMPTS = 8;
