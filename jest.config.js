@@ -13,6 +13,7 @@ const common = {
   transform: { '^.+\\.ts$': swc },
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
   testEnvironment: 'node',
+  setupFiles: ['<rootDir>/test/support/quiet-logs.ts'],
 };
 
 export default {
