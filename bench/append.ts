@@ -126,6 +126,7 @@ function instrumentedDeps(stack: EmbeddedStack, timings: Timings): Deps & { unti
     get: (bucket, key) => base.objects.get(bucket, key),
     list: (bucket, prefix) => base.objects.list(bucket, prefix),
     delete: (bucket, key) => base.objects.delete(bucket, key),
+    presignPut: (bucket, key, options) => base.objects.presignPut(bucket, key, options),
   };
   return { ...base, signer, objects, untimedObjects: base.objects };
 }

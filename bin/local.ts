@@ -12,6 +12,8 @@ import type { Context } from 'aws-lambda';
 import { createApiServer, type LambdaHttpHandler } from '../shared/adapters/local/api-gateway.js';
 import { DevIssuer } from '../shared/adapters/local/dev-issuer.js';
 import { ensureTables, startDynamoLocal } from '../shared/adapters/local/dynamodb-local.js';
+import { FsObjectStore } from '../shared/adapters/local/fs-object-store.js';
+import { presignedUploadHandler, UrlSigningSecret } from '../shared/adapters/local/presigned-uploads.js';
 import { LocalQueue, lambdaContext, type QueueWorker } from '../shared/adapters/local/local-queue.js';
 import { httpRoutes } from '../shared/routes.js';
 import { intEnv, optionalEnv } from '../shared/runtime/config.js';
@@ -51,6 +53,11 @@ await ensureTables(dynamo.endpoint, TABLES, LOCAL_TABLES);
 const devIssuer = await DevIssuer.open(paths.devIssuerKey);
 let markReady: () => void = () => undefined;
 const ready = new Promise<void>((done) => (markReady = done));
+// Presigned object URLs (uploads) are answered by the object store itself, not by a route handler.
+const presignedUploads = presignedUploadHandler({
+  secret: new UrlSigningSecret(paths.urlSigningSecret),
+  sink: new FsObjectStore(paths.objects),
+});
 
 const server = createApiServer({
   routes: httpRoutes(),
@@ -58,13 +65,13 @@ const server = createApiServer({
     await ready;
     return (await loadModule(module)).handler as LambdaHttpHandler;
   },
-  localPaths: async (request, response) => {
+  localPaths: async (request, response, readBody) => {
     if (request.method === 'GET' && request.url === '/dev-issuer/jwks.json') {
       response.writeHead(200, { 'content-type': 'application/json' });
       response.end(JSON.stringify(devIssuer.jwks()));
       return true;
     }
-    return false;
+    return presignedUploads(request, response, readBody);
   },
 });
 await new Promise<void>((listening) => server.listen(port, '127.0.0.1', listening));

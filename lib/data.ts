@@ -171,6 +171,46 @@ export class Data extends Construct {
     });
   }
 
+  /**
+   * PutObject on the uploads bucket only, for presigning: a presigned PUT URL carries its signer's
+   * permissions, so the function needs the permission it hands out, and nothing else on the bucket.
+   */
+  grantUploadsPresign(fn: LambdaFunction): Grant {
+    fn.addEnvironment(ENV.uploadsBucket, this.uploadsBucket.bucketName);
+    return Grant.addToPrincipal({
+      grantee: fn,
+      actions: ['s3:PutObject'],
+      resourceArns: [this.uploadsBucket.arnForObjects('uploads/*')],
+    });
+  }
+
+  /** GetObject plus ListBucket, so a missing upload answers 404 rather than 403. */
+  grantUploadsRead(fn: LambdaFunction): Grant {
+    fn.addEnvironment(ENV.uploadsBucket, this.uploadsBucket.bucketName);
+    return Grant.addToPrincipal({
+      grantee: fn,
+      actions: ['s3:GetObject'],
+      resourceArns: [this.uploadsBucket.arnForObjects('uploads/*')],
+    }).combine(
+      Grant.addToPrincipal({
+        grantee: fn,
+        actions: ['s3:ListBucket'],
+        resourceArns: [this.uploadsBucket.bucketArn],
+      }),
+    );
+  }
+
+  /** Read, plus DeleteObject to consume an upload once submitted (and PutObject). */
+  grantUploadsWrite(fn: LambdaFunction): Grant {
+    return this.grantUploadsRead(fn).combine(
+      Grant.addToPrincipal({
+        grantee: fn,
+        actions: ['s3:PutObject', 's3:DeleteObject'],
+        resourceArns: [this.uploadsBucket.arnForObjects('uploads/*')],
+      }),
+    );
+  }
+
   private grantOnLedgerTable(fn: LambdaFunction, ...actions: string[]): Grant {
     // The table itself only: writes never target an index.
     return Grant.addToPrincipal({ grantee: fn, actions, resourceArns: [this.ledgerTable.tableArn] });

@@ -33,6 +33,9 @@ export function applyPermissions(
   if (permissions.ledger === 'append' || permissions.ledger === 'restore') data.grantLedgerAppend(fn);
   if (permissions.immutable === 'read') data.grantImmutableRead(fn);
   if (permissions.immutable === 'write') data.grantImmutableWrite(fn);
+  if (permissions.uploads === 'presign') data.grantUploadsPresign(fn);
+  if (permissions.uploads === 'read') data.grantUploadsRead(fn);
+  if (permissions.uploads === 'write') data.grantUploadsWrite(fn);
   if (permissions.sign) signing.grantSign(fn);
   else if (permissions.publicKey) signing.grantPublicKey(fn);
   for (const queue of permissions.queues ?? []) queues.grantSend(fn, queue);

@@ -155,6 +155,7 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
   Users: "Firm administration: the firm's users, their roles and FG21/1 specialist flags",
   DocumentTypes:
     'Firm administration: document types and their review checklists (platform defaults and custom)',
+  Review: 'Document review: uploads, job submission and tracking',
   Principal: 'Review operations under the /v1/principal prefix',
   Integrity: 'Chain verification, comparison with the immutable copy, and repair',
 };

@@ -3,6 +3,7 @@ import * as firm from './routes/firm.js';
 import * as integrity from './routes/integrity.js';
 import * as ledger from './routes/ledger.js';
 import * as platform from './routes/platform.js';
+import * as review from './routes/review.js';
 import * as users from './routes/users.js';
 import type { HttpMethod, RouteDef } from './routes/route.js';
 
@@ -17,6 +18,7 @@ export const ROUTES: readonly RouteDef[] = [
   ...Object.values(firm),
   ...Object.values(users),
   ...Object.values(documentTypes),
+  ...Object.values(review),
 ] as RouteDef[];
 
 export interface HttpRoute {

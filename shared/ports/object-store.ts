@@ -9,6 +9,23 @@ export interface StoredObject {
   contentType: string;
 }
 
+/** What a presigned PUT URL allows: exactly this Content-Type, until expiry. */
+export interface PresignPutOptions {
+  contentType: string;
+  expiresInSeconds: number;
+  /**
+   * Largest body the upload may carry. The local store enforces it at PUT time; an S3 presigned PUT cannot,
+   * so in AWS the consumer of the upload must check the size before using it.
+   */
+  maxBytes: number;
+}
+
+export interface PresignedPut {
+  url: string;
+  /** ISO-8601 instant after which the URL is refused. */
+  expiresAt: string;
+}
+
 export interface ObjectStore {
   /**
    * Writes an object. On the immutable bucket a second write of identical bytes succeeds (idempotent
@@ -21,6 +38,11 @@ export interface ObjectStore {
   list(bucket: BucketName, prefix: string): AsyncIterable<string>;
   /** Deletes an object; refused on the immutable bucket. */
   delete(bucket: BucketName, key: string): Promise<void>;
+  /**
+   * A URL a client can PUT the object's bytes to without credentials: only with the given Content-Type and
+   * before expiry. The local store also refuses a second PUT to the key; S3 cannot (see docs/architecture.md).
+   */
+  presignPut(bucket: BucketName, key: string, options: PresignPutOptions): Promise<PresignedPut>;
 }
 
 export class ImmutableObjectError extends Error {

@@ -21,6 +21,11 @@ export interface Permissions {
    */
   ledger?: 'read' | 'archive' | 'append' | 'restore';
   immutable?: 'read' | 'write';
+  /**
+   * The uploads (staging) bucket. presign: PutObject, which a presigned PUT URL carries (it acts with its
+   * signer's permissions); read: GetObject and ListBucket; write: also PutObject and DeleteObject (consume).
+   */
+  uploads?: 'presign' | 'read' | 'write';
   /** KMS Sign with the ledger key (every ledger append). */
   sign?: boolean;
   /** KMS GetPublicKey only (publishing the key). */

@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { FsObjectStore } from '../adapters/local/fs-object-store.js';
+import { UrlSigningSecret } from '../adapters/local/presigned-uploads.js';
 import { LocalQueue } from '../adapters/local/local-queue.js';
 import { LocalSigner } from '../adapters/local/local-signer.js';
 import { systemClock } from '../ports/clock.js';
@@ -22,6 +23,8 @@ export function localPaths(dataDir: string) {
     objects: join(dataDir, 'objects'),
     signingKey: join(dataDir, 'keys', 'ledger-signing-key.pem'),
     devIssuerKey: join(dataDir, 'keys', 'dev-issuer.jwk.json'),
+    /** HMAC secret of the local presigned object URLs. */
+    urlSigningSecret: join(dataDir, 'keys', 'presigned-url-secret.hex'),
     stackFile: join(dataDir, 'local-stack.json'),
     dynamoPidFile: join(dataDir, 'dynamodb.pid'),
   };
@@ -48,7 +51,10 @@ export function createLocalDeps(options: {
     db: createDocumentClient(options.dynamoEndpoint),
     tables: LOCAL_TABLES,
     signer: new LocalSigner(paths.signingKey),
-    objects: new FsObjectStore(paths.objects),
+    objects: new FsObjectStore(paths.objects, {
+      baseUrl: options.baseUrl,
+      secret: new UrlSigningSecret(paths.urlSigningSecret),
+    }),
     queue: options.queue ?? new LocalQueue(),
     clock: systemClock,
     oidc: {

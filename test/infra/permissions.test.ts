@@ -1,4 +1,4 @@
-import type { Template } from 'aws-cdk-lib/assertions';
+import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { ROUTES } from '../../shared/routes.js';
 import type { Permissions } from '../../shared/routes/route.js';
 import { tableName } from '../../shared/store/tables.js';
@@ -12,6 +12,7 @@ import {
   functionIdByDescription,
   mentions,
   functionStatements,
+  lambdaFunction,
   onlyResource,
   routeFunctionId,
   type Statement,
@@ -78,6 +79,26 @@ describe('least privilege', () => {
     expect(allowedOn(statements, ids.ledger)).toContain('dynamodb:PutItem');
     expect(allowedOn(statements, ids.main)).toContain('dynamodb:UpdateItem');
     expect(allowedOn(statements, ids.immutable)).toContain('s3:PutObject');
+  });
+
+  it('lets POST /v1/review/uploads put (presign) only into the uploads bucket, and nothing else in S3', () => {
+    const uploads = onlyResource(template, 'AWS::S3::Bucket', {
+      LifecycleConfiguration: Match.anyValue(),
+    })[0];
+    for (const routeKey of ['POST /v1/review/uploads', 'POST /v1/principal/uploads']) {
+      const statements = statementsOf(routeKey);
+      const s3 = statements.filter((s) => s.Effect === 'Allow' && s.Action.some((a) => a.startsWith('s3:')));
+      expect(s3).toHaveLength(1);
+      expect(s3[0]!.Action).toEqual(['s3:PutObject']);
+      expect(mentions(s3[0]!.Resource, uploads)).toBe(true);
+      for (const other of [ids.immutable, ...Object.keys(template.findResources('AWS::S3::Bucket'))])
+        if (other !== uploads) expect(mentions(s3[0]!.Resource, other)).toBe(false);
+      const fn = lambdaFunction(template, routeFunctionId(template, routeKey));
+      expect(
+        (fn.Properties as { Environment: { Variables: Record<string, unknown> } }).Environment.Variables,
+      ).toHaveProperty('UPLOADS_BUCKET_NAME');
+      expect(allowedActions(statements)).not.toContain('kms:Sign');
+    }
   });
 
   it('lets the signing-key route fetch the public key and nothing else', () => {

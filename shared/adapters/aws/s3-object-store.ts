@@ -7,10 +7,13 @@ import {
   S3ServiceException,
   type S3Client,
 } from '@aws-sdk/client-s3';
+import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import {
   ImmutableObjectError,
   type BucketName,
   type ObjectStore,
+  type PresignedPut,
+  type PresignPutOptions,
   type StoredObject,
 } from '../../ports/object-store.js';
 
@@ -23,7 +26,26 @@ export class S3ObjectStore implements ObjectStore {
   constructor(
     private readonly client: S3Client,
     private readonly buckets: Record<BucketName, string>,
+    private readonly now: () => number = Date.now,
   ) {}
+
+  /**
+   * A SigV4 query-string presigned PutObject. Content-Type is a signed header, so S3 refuses a PUT with any
+   * other type. S3 cannot limit the size of a presigned PUT nor make it single-use: whoever consumes the
+   * upload checks its size and deletes the key (docs/architecture.md, "Document uploads").
+   */
+  async presignPut(bucket: BucketName, key: string, options: PresignPutOptions): Promise<PresignedPut> {
+    const signingDate = new Date(this.now());
+    const url = await getSignedUrl(
+      this.client,
+      new PutObjectCommand({ Bucket: this.buckets[bucket], Key: key, ContentType: options.contentType }),
+      { expiresIn: options.expiresInSeconds, signingDate, signableHeaders: new Set(['content-type']) },
+    );
+    return {
+      url,
+      expiresAt: new Date(signingDate.getTime() + options.expiresInSeconds * 1000).toISOString(),
+    };
+  }
 
   async put(bucket: BucketName, key: string, body: Uint8Array, contentType: string): Promise<void> {
     const immutable = bucket === 'immutable';

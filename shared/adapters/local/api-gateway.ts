@@ -10,11 +10,15 @@ export type LambdaHttpHandler = (
   context: Context,
 ) => Promise<APIGatewayProxyStructuredResultV2>;
 
-/** Extra non-API paths the local server answers itself (dev issuer JWKS, later presigned object URLs). */
+/**
+ * Extra non-API paths the local server answers itself (dev issuer JWKS, presigned object URLs). It runs before
+ * the body is read, so a handler that answers reads the body itself, with its own size limit (`readBody`
+ * answers null past the limit, after draining the rest); one that returns false must not read it.
+ */
 export type LocalPathHandler = (
   request: IncomingMessage,
   response: ServerResponse,
-  body: Buffer,
+  readBody: (maxBytes: number) => Promise<Buffer | null>,
 ) => Promise<boolean>;
 
 /** API Gateway's HTTP API payload limit. */
@@ -72,10 +76,11 @@ export function createApiServer(options: {
   });
 
   async function handle(request: IncomingMessage, response: ServerResponse, requestId: string) {
-    const body = await readBody(request);
+    if (options.localPaths && (await options.localPaths(request, response, (max) => readBody(request, max))))
+      return;
+    const body = await readBody(request, MAX_BODY_BYTES);
     if (body === null)
       return send(response, errorResponse('PAYLOAD_TOO_LARGE', 'Request body too large', requestId));
-    if (options.localPaths && (await options.localPaths(request, response, body))) return;
 
     const url = new URL(request.url ?? '/', 'http://localhost');
     const method = (request.method ?? 'GET').toUpperCase();
@@ -106,14 +111,14 @@ export function createApiServer(options: {
   }
 }
 
-function readBody(request: IncomingMessage): Promise<Buffer | null> {
+function readBody(request: IncomingMessage, maxBytes: number): Promise<Buffer | null> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
     let tooLarge = false;
     request.on('data', (chunk: Buffer) => {
       size += chunk.length;
-      if (size > MAX_BODY_BYTES) tooLarge = true;
+      if (size > maxBytes) tooLarge = true;
       else chunks.push(chunk);
     });
     request.on('end', () => resolve(tooLarge ? null : Buffer.concat(chunks)));

@@ -5,8 +5,19 @@ import {
   ImmutableObjectError,
   type BucketName,
   type ObjectStore,
+  type PresignedPut,
+  type PresignPutOptions,
   type StoredObject,
 } from '../../ports/object-store.js';
+import { presignLocalPut, type UploadSink, type UrlSigningSecret } from './presigned-uploads.js';
+
+/** What presigning needs locally: the server's base URL and the HMAC secret in DATA_DIR. */
+export interface LocalPresignOptions {
+  baseUrl: string;
+  secret: UrlSigningSecret;
+  /** Epoch milliseconds; tests pass a fixed clock. */
+  now?: () => number;
+}
 
 const KEY_PATTERN = /^[A-Za-z0-9!_.*'()\-/]+$/;
 
@@ -15,8 +26,11 @@ const KEY_PATTERN = /^[A-Za-z0-9!_.*'()\-/]+$/;
  * `<root>/<bucket>/meta/<key>.json` the content type. Writes are atomic (temp file, then rename or link);
  * the immutable bucket creates with link(2), which fails when the key exists, so it can never overwrite.
  */
-export class FsObjectStore implements ObjectStore {
-  constructor(private readonly root: string) {}
+export class FsObjectStore implements ObjectStore, UploadSink {
+  constructor(
+    private readonly root: string,
+    private readonly presign?: LocalPresignOptions,
+  ) {}
 
   private paths(bucket: BucketName, key: string): { data: string; meta: string } {
     if (
@@ -57,6 +71,41 @@ export class FsObjectStore implements ObjectStore {
     } finally {
       await rm(temp, { force: true });
     }
+  }
+
+  /** Creates the object only when the key is absent (link(2) fails on an existing key): single-use uploads. */
+  async putIfAbsent(
+    bucket: BucketName,
+    key: string,
+    body: Uint8Array,
+    contentType: string,
+  ): Promise<boolean> {
+    const { data, meta } = this.paths(bucket, key);
+    await mkdir(dirname(data), { recursive: true });
+    await mkdir(dirname(meta), { recursive: true });
+    const temp = `${data}.${randomUUID()}.tmp`;
+    await writeFile(temp, body);
+    try {
+      await link(temp, data);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+      throw error;
+    } finally {
+      await rm(temp, { force: true });
+    }
+    await writeFile(meta, JSON.stringify({ contentType }));
+    return true;
+  }
+
+  async exists(bucket: BucketName, key: string): Promise<boolean> {
+    return (await this.get(bucket, key)) !== null;
+  }
+
+  async presignPut(bucket: BucketName, key: string, options: PresignPutOptions): Promise<PresignedPut> {
+    if (!this.presign) throw new Error('This object store was created without a base URL: cannot presign');
+    this.paths(bucket, key);
+    const now = (this.presign.now ?? Date.now)();
+    return presignLocalPut(await this.presign.secret.get(), this.presign.baseUrl, bucket, key, options, now);
   }
 
   async get(bucket: BucketName, key: string): Promise<StoredObject | null> {

@@ -1,0 +1,7 @@
+import { defineHandler, ok } from '../../shared/http/handler.js';
+import { createUpload } from '../../shared/routes/review.js';
+import { createUpload as presignUpload } from '../../shared/services/uploads.js';
+
+export const handler = defineHandler(createUpload, async ({ deps, principal, body }) =>
+  ok(await presignUpload(deps, principal, body)),
+);

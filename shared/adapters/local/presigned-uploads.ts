@@ -1,0 +1,217 @@
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { BucketName, PresignedPut, PresignPutOptions } from '../../ports/object-store.js';
+
+/** Path prefix the local server answers presigned object URLs under: `/local-objects/<bucket>/<key>`. */
+export const LOCAL_OBJECTS_PREFIX = '/local-objects/';
+
+/** Buckets a local presigned PUT may write to. */
+const PRESIGNABLE: readonly BucketName[] = ['uploads'];
+
+/**
+ * The HMAC secret that signs local presigned URLs: 32 random bytes, hex, created once in DATA_DIR with mode
+ * 0600 (like the signing key), so the server and any process sharing DATA_DIR (ledgerctl, tests) agree.
+ */
+export class UrlSigningSecret {
+  private secret: Promise<Buffer> | undefined;
+
+  constructor(private readonly file: string) {}
+
+  get(): Promise<Buffer> {
+    return (this.secret ??= this.load().catch((error: unknown) => {
+      this.secret = undefined;
+      throw error;
+    }));
+  }
+
+  private async load(): Promise<Buffer> {
+    try {
+      return Buffer.from((await readFile(this.file, 'utf8')).trim(), 'hex');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    }
+    await mkdir(dirname(this.file), { recursive: true, mode: 0o700 });
+    try {
+      await writeFile(this.file, randomBytes(32).toString('hex'), { mode: 0o600, flag: 'wx' });
+    } catch (error) {
+      // Another process created it first: use theirs.
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
+    return Buffer.from((await readFile(this.file, 'utf8')).trim(), 'hex');
+  }
+}
+
+/** What a local presigned PUT URL carries (all of it covered by the signature). */
+export interface PutGrant {
+  bucket: BucketName;
+  key: string;
+  /** Epoch seconds. */
+  expires: number;
+  contentType: string;
+  maxBytes: number;
+}
+
+function stringToSign(grant: PutGrant): string {
+  return ['PUT', grant.bucket, grant.key, grant.expires, grant.contentType, grant.maxBytes].join('\n');
+}
+
+export function signGrant(secret: Buffer, grant: PutGrant): string {
+  return createHmac('sha256', secret).update(stringToSign(grant)).digest('hex');
+}
+
+function encodeKey(key: string): string {
+  return key.split('/').map(encodeURIComponent).join('/');
+}
+
+/** Builds `<baseUrl>/local-objects/<bucket>/<key>?expires=&contentType=&maxBytes=&signature=`. */
+export function presignLocalPut(
+  secret: Buffer,
+  baseUrl: string,
+  bucket: BucketName,
+  key: string,
+  options: PresignPutOptions,
+  nowMs: number,
+): PresignedPut {
+  const expires = Math.floor(nowMs / 1000) + options.expiresInSeconds;
+  const grant: PutGrant = {
+    bucket,
+    key,
+    expires,
+    contentType: options.contentType,
+    maxBytes: options.maxBytes,
+  };
+  const query = new URLSearchParams({
+    expires: String(expires),
+    contentType: options.contentType,
+    maxBytes: String(options.maxBytes),
+    signature: signGrant(secret, grant),
+  });
+  return {
+    url: `${baseUrl.replace(/\/$/, '')}${LOCAL_OBJECTS_PREFIX}${bucket}/${encodeKey(key)}?${query}`,
+    expiresAt: new Date(expires * 1000).toISOString(),
+  };
+}
+
+export type VerifyResult =
+  { ok: true; grant: PutGrant } | { ok: false; status: 403 | 404; code: string; message: string };
+
+/**
+ * Checks a PUT request line and Content-Type against its signature: the S3 failure codes, in S3's order
+ * (a bad or missing signature before expiry, so a tampered expiry reads as a signature failure).
+ */
+export function verifyPut(
+  secret: Buffer,
+  requestUrl: string,
+  contentTypeHeader: string | undefined,
+  nowMs: number,
+): VerifyResult {
+  const denied = (code: string, message: string): VerifyResult => ({ ok: false, status: 403, code, message });
+  const url = new URL(requestUrl, 'http://localhost');
+  const rest = url.pathname.slice(LOCAL_OBJECTS_PREFIX.length);
+  const slash = rest.indexOf('/');
+  const bucket = rest.slice(0, slash) as BucketName;
+  let key: string;
+  try {
+    key = rest
+      .slice(slash + 1)
+      .split('/')
+      .map(decodeURIComponent)
+      .join('/');
+  } catch {
+    return denied('AccessDenied', 'Malformed key');
+  }
+  if (slash <= 0 || !PRESIGNABLE.includes(bucket) || key === '')
+    return { ok: false, status: 404, code: 'NoSuchBucket', message: 'No such bucket' };
+  const params = url.searchParams;
+  const expires = Number(params.get('expires'));
+  const maxBytes = Number(params.get('maxBytes'));
+  const contentType = params.get('contentType');
+  const signature = params.get('signature') ?? '';
+  if (!Number.isSafeInteger(expires) || !Number.isSafeInteger(maxBytes) || contentType === null)
+    return denied(
+      'AccessDenied',
+      'Query-string authentication requires expires, contentType, maxBytes and signature',
+    );
+  const grant: PutGrant = { bucket, key, expires, contentType, maxBytes };
+  const expected = Buffer.from(signGrant(secret, grant), 'hex');
+  const given = /^[0-9a-f]{64}$/i.test(signature) ? Buffer.from(signature, 'hex') : Buffer.alloc(0);
+  if (given.length !== expected.length || !timingSafeEqual(given, expected))
+    return denied('SignatureDoesNotMatch', 'The request signature does not match');
+  if (Math.floor(nowMs / 1000) > expires) return denied('AccessDenied', 'Request has expired');
+  // The header is part of what S3 signs: a different Content-Type is a signature mismatch there too.
+  if ((contentTypeHeader ?? '').trim().toLowerCase() !== contentType.toLowerCase())
+    return denied('SignatureDoesNotMatch', 'Content-Type does not match the signed content type');
+  return { ok: true, grant };
+}
+
+/** Where accepted uploads go: created only when the key is absent (single use). */
+export interface UploadSink {
+  exists(bucket: BucketName, key: string): Promise<boolean>;
+  /** False when the key already exists. */
+  putIfAbsent(bucket: BucketName, key: string, body: Uint8Array, contentType: string): Promise<boolean>;
+}
+
+/** Reads a request body, or null when it exceeds maxBytes (the rest is drained). */
+export type BodyReader = (maxBytes: number) => Promise<Buffer | null>;
+
+/**
+ * The local server's answer to `/local-objects/...`: the object store speaking, S3-like (200 empty, or an
+ * XML error), not the API's JSON envelope. Returns false for other paths.
+ */
+export function presignedUploadHandler(options: {
+  secret: UrlSigningSecret;
+  sink: UploadSink;
+  now?: () => number;
+}): (request: IncomingMessage, response: ServerResponse, readBody: BodyReader) => Promise<boolean> {
+  const now = options.now ?? Date.now;
+  return async (request, response, readBody) => {
+    if (!request.url?.startsWith(LOCAL_OBJECTS_PREFIX)) return false;
+    if (request.method !== 'PUT') {
+      await readBody(0);
+      s3Error(response, 405, 'MethodNotAllowed', 'Only PUT is allowed on a presigned upload URL');
+      return true;
+    }
+    const verified = verifyPut(
+      await options.secret.get(),
+      request.url,
+      request.headers['content-type'],
+      now(),
+    );
+    if (!verified.ok) {
+      await readBody(0);
+      s3Error(response, verified.status, verified.code, verified.message);
+      return true;
+    }
+    const { bucket, key, contentType, maxBytes } = verified.grant;
+    if (await options.sink.exists(bucket, key)) {
+      await readBody(0);
+      s3Error(response, 403, 'AccessDenied', 'This upload URL has already been used');
+      return true;
+    }
+    const body = await readBody(maxBytes);
+    if (body === null) {
+      s3Error(
+        response,
+        413,
+        'EntityTooLarge',
+        `Your proposed upload exceeds the maximum of ${maxBytes} bytes`,
+      );
+      return true;
+    }
+    if (!(await options.sink.putIfAbsent(bucket, key, new Uint8Array(body), contentType))) {
+      s3Error(response, 403, 'AccessDenied', 'This upload URL has already been used');
+      return true;
+    }
+    response.writeHead(200, { 'content-length': '0' });
+    response.end();
+    return true;
+  };
+}
+
+function s3Error(response: ServerResponse, status: number, code: string, message: string): void {
+  const xml = `<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>${code}</Code><Message>${message}</Message></Error>\n`;
+  response.writeHead(status, { 'content-type': 'application/xml', 'content-length': Buffer.byteLength(xml) });
+  response.end(xml);
+}

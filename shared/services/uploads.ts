@@ -1,0 +1,49 @@
+import { ulid } from 'ulid';
+import type { Principal } from '../domain/auth/principal.js';
+import {
+  MAX_UPLOAD_BYTES,
+  UPLOAD_URL_TTL_SECONDS,
+  uploadKey,
+  type UploadContentType,
+} from '../domain/review/uploads.js';
+import { ForbiddenError } from '../errors.js';
+import type { Deps } from '../runtime/deps.js';
+import { loadFirm } from './firm.js';
+
+export interface Upload {
+  uploadUrl: string;
+  documentKey: string;
+  expiresAt: string;
+  maxBytes: number;
+  contentType: UploadContentType;
+}
+
+/** Plans that include review services. */
+const REVIEW_PLANS: readonly string[] = ['PRINCIPAL', 'BOTH'];
+
+/**
+ * The upload step: a presigned, single-use, 15-minute PUT URL for one document in the uploads bucket, under a
+ * key namespaced by the caller's firm. The service never receives the bytes.
+ */
+export async function createUpload(
+  deps: Deps,
+  principal: Principal,
+  input: { filename: string; contentType: UploadContentType },
+): Promise<Upload> {
+  const firm = await loadFirm(deps, principal.firmId);
+  if (!REVIEW_PLANS.includes(firm.plan))
+    throw new ForbiddenError(`The firm's plan (${firm.plan}) does not include review services`);
+  const documentKey = uploadKey(firm.id, ulid(), input.filename);
+  const { url, expiresAt } = await deps.objects.presignPut('uploads', documentKey, {
+    contentType: input.contentType,
+    expiresInSeconds: UPLOAD_URL_TTL_SECONDS,
+    maxBytes: MAX_UPLOAD_BYTES,
+  });
+  return {
+    uploadUrl: url,
+    documentKey,
+    expiresAt,
+    maxBytes: MAX_UPLOAD_BYTES,
+    contentType: input.contentType,
+  };
+}

@@ -1,0 +1,35 @@
+import { S3Client } from '@aws-sdk/client-s3';
+import { S3ObjectStore } from '../../../shared/adapters/aws/s3-object-store.js';
+
+describe('S3ObjectStore.presignPut', () => {
+  // getSignedUrl signs offline: static credentials, no request is sent.
+  const client = new S3Client({
+    region: 'eu-west-2',
+    credentials: { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'secret' },
+  });
+  const now = Date.UTC(2026, 0, 1, 12, 0, 0);
+  const store = new S3ObjectStore(
+    client,
+    { immutable: 'imm-bucket', uploads: 'uploads-bucket', certificates: 'cert-bucket' },
+    () => now,
+  );
+
+  it('signs a PutObject for the bucket and key with content-type as a signed header', async () => {
+    const key = 'uploads/firm_x/01J0000000000000000000000E/report.pdf';
+    const { url, expiresAt } = await store.presignPut('uploads', key, {
+      contentType: 'application/pdf',
+      expiresInSeconds: 900,
+      maxBytes: 1024,
+    });
+    const parsed = new URL(url);
+    expect(parsed.hostname).toContain('uploads-bucket');
+    expect(parsed.pathname).toBe(`/${key}`);
+    expect(parsed.searchParams.get('X-Amz-Signature')).toMatch(/^[0-9a-f]{64}$/);
+    expect(parsed.searchParams.get('X-Amz-Expires')).toBe('900');
+    expect(parsed.searchParams.get('X-Amz-Date')).toBe('20260101T120000Z');
+    expect(parsed.searchParams.get('X-Amz-SignedHeaders')?.split(';')).toEqual(
+      expect.arrayContaining(['content-type', 'host']),
+    );
+    expect(expiresAt).toBe('2026-01-01T12:15:00.000Z');
+  });
+});
