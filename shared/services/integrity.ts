@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { actorOf, type Principal } from '../domain/auth/principal.js';
 import {
@@ -35,7 +35,6 @@ import {
   keys,
   padSequence,
   parseImmutableRecordKey,
-  SK_PREFIX,
 } from '../store/keys.js';
 import {
   countRecordRows,
@@ -43,8 +42,8 @@ import {
   queryRowRange,
   readHead,
   restoreRowItem,
+  rowsWithRecordId,
 } from '../store/ledger-store.js';
-import { LEDGER_BY_RECORD_ID } from '../store/tables.js';
 
 /** Records read and checked per step; progress is saved after each. */
 export const VERIFY_CHUNK = 1000;
@@ -352,17 +351,7 @@ async function copyAtSequence(
  * only the database knows (a forged row) resolves to the position of its row.
  */
 async function resolveSequence(deps: Deps, firmId: string, recordId: string): Promise<number | null> {
-  const { Items = [] } = await deps.db.send(
-    new QueryCommand({
-      TableName: deps.tables.ledger,
-      IndexName: LEDGER_BY_RECORD_ID,
-      KeyConditionExpression: 'id = :id',
-      ExpressionAttributeValues: { ':id': recordId },
-    }),
-  );
-  const positions = Items.filter(
-    (i) => i.pk === keys.firmPk(firmId) && String(i.sk).startsWith(SK_PREFIX.record),
-  ).map((i) => Number(String(i.sk).slice(SK_PREFIX.record.length)));
+  const positions = (await rowsWithRecordId(deps, firmId, recordId)).map((row) => row.position);
   for (const position of positions) {
     for await (const key of deps.objects.list('immutable', immutableSequencePrefix(firmId, position))) {
       if (parseImmutableRecordKey(key)?.recordId === recordId) return position;

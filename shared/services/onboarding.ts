@@ -4,9 +4,10 @@ import { isoNow } from '../ports/clock.js';
 import type { Deps } from '../runtime/deps.js';
 import { putApiKeyItems } from '../store/api-key-store.js';
 import { putFirmItem, type FirmItem, type Plan } from '../store/firm-store.js';
-import { publicUser, putUserItems, type UserItem } from '../store/user-store.js';
+import { putUserItems, type UserItem } from '../store/user-store.js';
 import { mintApiKey } from './api-keys.js';
 import { presentFirm } from './firm.js';
+import { presentUser } from './users.js';
 
 export interface OnboardFirmInput {
   name: string;
@@ -57,5 +58,5 @@ export async function onboardFirm(deps: Deps, input: OnboardFirmInput) {
       ],
     }),
   );
-  return { firm: presentFirm(firm), admin: publicUser(admin), apiKey: key.key };
+  return { firm: presentFirm(firm), admin: presentUser(admin), apiKey: key.key };
 }

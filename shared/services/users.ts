@@ -25,20 +25,7 @@ import {
 } from '../store/user-store.js';
 
 /** A user as the interface shows it: exactly the specification's fields (no firm id, no OIDC subject). */
-export interface PublicUser {
-  id: string;
-  name: string;
-  email: string;
-  fcaRef: string | null;
-  qualifications: Qualification[];
-  role: Role;
-  isAvailable: boolean;
-  specialistVulnerability: boolean;
-  invitedAt: string;
-  activatedAt: string | null;
-  deactivatedAt: string | null;
-  activeJobId: string | null;
-}
+export type PublicUser = Omit<UserItem, 'firmId' | 'subject'>;
 
 export function presentUser(user: UserItem): PublicUser {
   return {

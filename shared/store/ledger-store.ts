@@ -211,8 +211,15 @@ export async function getOutbox(
     : null;
 }
 
-/** A firm's record by id, or null (also when the id belongs to another firm). */
-export async function getRecordById(deps: Deps, firmId: string, id: string): Promise<LedgerRecord | null> {
+/**
+ * The rows of a firm that carry a record id, with their positions (normally one; a tampered ledger may hold
+ * the id at another position, or twice). Another firm's rows are never returned.
+ */
+export async function rowsWithRecordId(
+  deps: Deps,
+  firmId: string,
+  id: string,
+): Promise<{ position: number; record: LedgerRecord }[]> {
   const { Items = [] } = await deps.db.send(
     new QueryCommand({
       TableName: deps.tables.ledger,
@@ -221,10 +228,17 @@ export async function getRecordById(deps: Deps, firmId: string, id: string): Pro
       ExpressionAttributeValues: { ':id': id },
     }),
   );
-  const item = Items.find(
-    (i) => i.firmId === firmId && typeof i.sk === 'string' && i.sk.startsWith(SK_PREFIX.record),
+  return Items.filter((i) => i.pk === keys.firmPk(firmId) && String(i.sk).startsWith(SK_PREFIX.record)).map(
+    (item) => ({
+      position: Number(String(item.sk).slice(SK_PREFIX.record.length)),
+      record: recordOf(item as unknown as LedgerRecord),
+    }),
   );
-  return item ? recordOf(item as unknown as LedgerRecord) : null;
+}
+
+/** A firm's record by id, or null (also when the id belongs to another firm). */
+export async function getRecordById(deps: Deps, firmId: string, id: string): Promise<LedgerRecord | null> {
+  return (await rowsWithRecordId(deps, firmId, id))[0]?.record ?? null;
 }
 
 export async function getRecordBySequence(
@@ -261,18 +275,7 @@ export async function queryRecordRange(
   to: number,
   order: SortOrder,
 ): Promise<LedgerRecord[]> {
-  const items = await queryAll(deps.db, {
-    TableName: deps.tables.ledger,
-    KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
-    ExpressionAttributeValues: {
-      ':pk': keys.firmPk(firmId),
-      ':from': `${SK_PREFIX.record}${padSequence(from)}`,
-      ':to': `${SK_PREFIX.record}${padSequence(to)}`,
-    },
-    ScanIndexForward: order === 'asc',
-    ConsistentRead: true,
-  });
-  return items.map((item) => recordOf(item as unknown as LedgerRecord));
+  return (await queryRowRange(deps, firmId, from, to, order)).map((row) => row.record);
 }
 
 /**
@@ -321,12 +324,13 @@ export async function queryFilteredRecords(
   return items.map((item) => recordOf(item as unknown as LedgerRecord));
 }
 
-/** Rows stored for sequence positions [from, to] with their position (from the sort key), ascending. */
+/** Rows stored for sequence positions [from, to] with their position (from the sort key), ascending by default. */
 export async function queryRowRange(
   deps: Deps,
   firmId: string,
   from: number,
   to: number,
+  order: SortOrder = 'asc',
 ): Promise<{ position: number; record: LedgerRecord }[]> {
   const items = await queryAll(deps.db, {
     TableName: deps.tables.ledger,
@@ -336,6 +340,7 @@ export async function queryRowRange(
       ':from': `${SK_PREFIX.record}${padSequence(from)}`,
       ':to': `${SK_PREFIX.record}${padSequence(to)}`,
     },
+    ScanIndexForward: order === 'asc',
     ConsistentRead: true,
   });
   return items.map((item) => ({

@@ -114,12 +114,6 @@ export async function activateUser(
   }
 }
 
-/** The public representation of a user (no storage or identity-provider attributes). */
-export function publicUser(user: UserItem): Omit<UserItem, 'subject'> {
-  const { subject: _subject, ...rest } = user;
-  return rest;
-}
-
 /** The user, read strongly consistent (before a conditional change). */
 export async function getUserForUpdate(deps: Deps, firmId: string, userId: string): Promise<UserItem | null> {
   const { Item } = await deps.db.send(
