@@ -53,3 +53,11 @@ export class UnprocessableError extends ServiceError {
 export class PayloadTooLargeError extends ServiceError {
   readonly code = 'PAYLOAD_TOO_LARGE';
 }
+/** Job submission: the documentKey does not resolve to an uploaded object of the caller's firm. */
+export class DocumentNotFoundError extends ServiceError {
+  readonly code = 'DOCUMENT_NOT_FOUND';
+}
+/** Job submission: the gate is on and no APPROVED impact assessment matches the declared model. */
+export class ImpactAssessmentRequiredError extends ServiceError {
+  readonly code = 'IMPACT_ASSESSMENT_REQUIRED';
+}

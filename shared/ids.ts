@@ -9,6 +9,7 @@ export const ID_PREFIX = {
   request: 'req',
   verification: 'ver',
   documentType: 'doctype',
+  job: 'job',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIX;

@@ -5,7 +5,9 @@ import {
   MAX_FILENAME_LENGTH,
   UPLOAD_CONTENT_TYPES,
 } from '../domain/review/uploads.js';
-import { Timestamp } from './common.js';
+import { JOB_OUTCOMES, JOB_PRIORITIES, JOB_STATUSES, VULNERABILITY_FLAGS } from '../domain/review/jobs.js';
+import { PageQuery, Timestamp, paged } from './common.js';
+import { uniqueArray } from './unique-items.js';
 
 export const CreateUploadBody = z
   .strictObject({
@@ -40,3 +42,97 @@ export const Upload = z
     contentType: z.enum(UPLOAD_CONTENT_TYPES),
   })
   .meta({ id: 'Upload' });
+
+const AiModel = z
+  .object({
+    provider: z.string().min(1).max(200),
+    version: z.string().min(1).max(200),
+  })
+  .meta({ description: 'The AI model that produced the document: the impact-assessment gate matches on it' });
+
+export const AiContext = z.looseObject({ model: AiModel.optional() }).meta({
+  id: 'AiContext',
+  description:
+    'AI lineage: model identity (model: {provider, version}), inputs, outputs, decision factors, confidence, guardrails. Members other than model are kept as supplied.',
+});
+
+const ClientSegments = z.record(z.string().max(100), z.string().max(200)).meta({
+  description:
+    'Anonymised categorical labels (for example ageBand, riskProfile, productType): plain strings only',
+});
+
+export const SubmitJobBody = z
+  .strictObject({
+    documentKey: z.string().min(1).max(1000).meta({
+      description: 'documentKey from POST /v1/review/uploads; the PUT must have completed. Usable once.',
+    }),
+    documentType: z.string().min(1).max(200).meta({ description: 'A document type slug the firm knows' }),
+    clientReference: z
+      .string()
+      .min(1)
+      .max(200)
+      .meta({ description: 'Stable client identifier (not a name)' }),
+    documentReference: z.string().min(1).max(200).meta({ description: 'Stable document identifier' }),
+    factFindSummary: z.record(z.string(), z.unknown()).meta({ description: 'As supplied; stored verbatim' }),
+    priority: z.enum(JOB_PRIORITIES).default('STANDARD'),
+    aiContext: AiContext.nullable().optional(),
+    vulnerabilityFlags: uniqueArray(z.enum(VULNERABILITY_FLAGS), 'vulnerability flag')
+      .default([])
+      .meta({ description: 'Any flag forces requiresSeniorSignOff to true' }),
+    requiresSeniorSignOff: z.boolean().optional(),
+    clientSegments: ClientSegments.default({}),
+  })
+  .meta({ id: 'SubmitReviewJob' });
+
+export const ReviewJob = z
+  .object({
+    id: z.string().meta({ description: 'job_<ULID>' }),
+    firmId: z.string(),
+    documentReference: z.string(),
+    documentType: z.string(),
+    documentUrl: z.string().meta({
+      description:
+        'Internal URI of the canonical copy in the immutable ledger bucket: immutable://documents/<firmId>/<jobId>/<filename>',
+    }),
+    documentHash: z.string().meta({ description: 'hex sha256 of the uploaded bytes' }),
+    clientReference: z.string(),
+    factFindSummary: z.record(z.string(), z.unknown()),
+    status: z.enum(JOB_STATUSES),
+    priority: z.enum(JOB_PRIORITIES),
+    outcome: z.enum(JOB_OUTCOMES).nullable(),
+    outcomeReason: z.string().nullable(),
+    modifications: z.string().nullable(),
+    assignedReviewerId: z.string().nullable(),
+    assignedAt: Timestamp.nullable(),
+    completedAt: Timestamp.nullable(),
+    submittedAt: Timestamp,
+    slaDeadline: Timestamp.meta({ description: 'submittedAt plus 48 hours' }),
+    aiContext: AiContext.nullable(),
+    vulnerabilityFlags: z.array(z.enum(VULNERABILITY_FLAGS)),
+    requiresSeniorSignOff: z.boolean(),
+    clientSegments: z.record(z.string(), z.string()),
+    ledgerRecordId: z.string().nullable(),
+    certificateId: z.string().nullable(),
+  })
+  .meta({ id: 'ReviewJob' });
+
+export const ReviewAction = z
+  .object({
+    action: z.string(),
+    at: Timestamp,
+    role: z.string().meta({ description: "The actor's role; never the reviewer's identity" }),
+  })
+  .meta({ id: 'ReviewAction' });
+
+export const ReviewJobDetail = ReviewJob.extend({
+  reviewActions: z.array(ReviewAction).meta({
+    description:
+      'Anonymised review actions, oldest first: {action, at, role} without reviewer identities (empty until the reviewer workflow lands)',
+  }),
+}).meta({ id: 'ReviewJobDetail' });
+
+export const ListJobsQuery = PageQuery.extend({
+  status: z.enum(JOB_STATUSES).optional().meta({ description: 'Only jobs in this status' }),
+});
+
+export const ReviewJobPage = paged(ReviewJob, 'ReviewJobPage');

@@ -21,6 +21,20 @@ export const keys = {
   apiKeyHash: (hash: string) => ({ pk: `APIKEYHASH#${hash}`, sk: 'APIKEYHASH' }),
   verification: (firmId: string, runId: string) => ({ pk: `FIRM#${firmId}`, sk: `VERIFY#${runId}` }),
   integrityCheckpoint: (firmId: string) => ({ pk: `FIRM#${firmId}`, sk: 'INTEGRITY#CHECKPOINT' }),
+  job: (firmId: string, jobId: string) => ({ pk: `FIRM#${firmId}`, sk: `JOB#${jobId}` }),
+  /** Single-use marker of an upload: `UPLOADUSED#<sha256 of the documentKey>`, written with the job. */
+  uploadUsed: (firmId: string, documentKeyHash: string) => ({
+    pk: `FIRM#${firmId}`,
+    sk: `UPLOADUSED#${documentKeyHash}`,
+  }),
+  /**
+   * Index of the APPROVED impact assessment for an AI model: `IAMODEL#<provider>#<version>` holding
+   * `{assessmentId}` (see shared/store/impact-assessment-store.ts).
+   */
+  impactAssessmentModel: (firmId: string, provider: string, version: string) => ({
+    pk: `FIRM#${firmId}`,
+    sk: `IAMODEL#${provider}#${version}`,
+  }),
   ledgerHead: (firmId: string) => ({ pk: `FIRM#${firmId}`, sk: 'HEAD' }),
   ledgerRecord: (firmId: string, sequenceNumber: number) => ({
     pk: `FIRM#${firmId}`,

@@ -1,5 +1,6 @@
 import { putUserItems, type UserItem } from '../../shared/store/user-store.js';
-import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { keys } from '../../shared/store/keys.js';
 import type { Role } from '../../shared/domain/auth/principal.js';
 import { newId } from '../../shared/ids.js';
 import { createLocalDeps } from '../../shared/runtime/local-deps.js';
@@ -126,4 +127,23 @@ export async function seedUser(firmId: string, role: Role, email: string): Promi
   };
   await deps.db.send(new TransactWriteCommand({ TransactItems: putUserItems(deps, user) }));
   return user;
+}
+
+/**
+ * Seeds the approved-assessment index item for a model (`IAMODEL#<provider>#<version>`), as the impact
+ * assessment approval flow will; `remove` deletes it, as supersede will.
+ */
+export async function seedApprovedAssessment(
+  firmId: string,
+  provider: string,
+  version: string,
+  remove = false,
+): Promise<void> {
+  const deps = stackDeps();
+  const key = keys.impactAssessmentModel(firmId, provider, version);
+  if (remove) await deps.db.send(new DeleteCommand({ TableName: deps.tables.main, Key: key }));
+  else
+    await deps.db.send(
+      new PutCommand({ TableName: deps.tables.main, Item: { ...key, assessmentId: 'ia_seeded' } }),
+    );
 }

@@ -1,0 +1,7 @@
+import { defineHandler, ok } from '../../shared/http/handler.js';
+import { listJobs } from '../../shared/routes/review.js';
+import { listReviewJobs } from '../../shared/services/review-jobs.js';
+
+export const handler = defineHandler(listJobs, async ({ deps, principal, query }) =>
+  ok(await listReviewJobs(deps, principal.firmId, query)),
+);

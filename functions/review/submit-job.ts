@@ -1,0 +1,7 @@
+import { created, defineHandler } from '../../shared/http/handler.js';
+import { submitJob } from '../../shared/routes/review.js';
+import { submitJob as submit } from '../../shared/services/review-jobs.js';
+
+export const handler = defineHandler(submitJob, async ({ deps, principal, body }) =>
+  created(await submit(deps, principal, body)),
+);

@@ -1,0 +1,71 @@
+/** Review job rules that need no storage: statuses, the SLA deadline, the senior sign-off rule. */
+
+export const JOB_STATUSES = [
+  'QUEUED',
+  'ASSIGNED',
+  'IN_REVIEW',
+  'ESCALATED',
+  'APPROVED',
+  'MODIFIED',
+  'REJECTED',
+  'CANCELLED',
+] as const;
+export type JobStatus = (typeof JOB_STATUSES)[number];
+
+export const JOB_PRIORITIES = ['STANDARD', 'URGENT'] as const;
+export type JobPriority = (typeof JOB_PRIORITIES)[number];
+
+export const JOB_OUTCOMES = ['APPROVED', 'APPROVED_WITH_MODIFICATIONS', 'REJECTED'] as const;
+export type JobOutcome = (typeof JOB_OUTCOMES)[number];
+
+export const VULNERABILITY_FLAGS = ['health', 'life_event', 'capability', 'resilience'] as const;
+export type VulnerabilityFlag = (typeof VULNERABILITY_FLAGS)[number];
+
+/** Every job must be decided within 48 hours of submission. */
+export const SLA_HOURS = 48;
+const SLA_MS = SLA_HOURS * 60 * 60 * 1000;
+
+/** submittedAt plus 48 hours exactly, as an ISO-8601 instant (UTC, milliseconds). */
+export function slaDeadline(submittedAt: string): string {
+  const start = Date.parse(submittedAt);
+  if (Number.isNaN(start)) throw new RangeError(`Not a timestamp: ${submittedAt}`);
+  return new Date(start + SLA_MS).toISOString();
+}
+
+/**
+ * Whether a LEAD_REVIEWER or FIRM_ADMIN must complete the job: any vulnerability flag forces it (FG21/1;
+ * callers cannot opt out), otherwise the caller's choice (default false).
+ */
+export function requiresSeniorSignOff(
+  vulnerabilityFlags: readonly string[],
+  requested: boolean | undefined,
+): boolean {
+  return vulnerabilityFlags.length > 0 || requested === true;
+}
+
+/** The AI model a job declares (aiContext.model), or null. */
+export interface DeclaredModel {
+  provider: string;
+  version: string;
+}
+
+export function declaredModel(aiContext: unknown): DeclaredModel | null {
+  if (typeof aiContext !== 'object' || aiContext === null) return null;
+  const model = (aiContext as { model?: unknown }).model;
+  if (typeof model !== 'object' || model === null) return null;
+  const { provider, version } = model as { provider?: unknown; version?: unknown };
+  return typeof provider === 'string' && typeof version === 'string' ? { provider, version } : null;
+}
+
+/** `job_<ULID>` → object key of the canonical document copy in the immutable bucket. */
+export function documentCopyKey(firmId: string, jobId: string, filename: string): string {
+  return `documents/${firmId}/${jobId}/${filename}`;
+}
+
+/**
+ * The job's documentUrl: an internal URI naming the immutable bucket by its logical name, never a public or
+ * presigned URL (`immutable://documents/<firmId>/<jobId>/<filename>`).
+ */
+export function documentUrl(copyKey: string): string {
+  return `immutable://${copyKey}`;
+}

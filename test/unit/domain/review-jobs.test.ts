@@ -1,0 +1,41 @@
+import {
+  declaredModel,
+  documentCopyKey,
+  documentUrl,
+  requiresSeniorSignOff,
+  slaDeadline,
+} from '../../../shared/domain/review/jobs.js';
+
+describe('review job rules', () => {
+  it('the SLA deadline is submittedAt plus exactly 48 hours', () => {
+    expect(slaDeadline('2026-03-28T10:15:00.123Z')).toBe('2026-03-30T10:15:00.123Z');
+    // Across a month end and a (UK) DST change: wall-clock irrelevant, 48 h of UTC.
+    expect(slaDeadline('2026-03-31T23:00:00.000Z')).toBe('2026-04-02T23:00:00.000Z');
+    expect(() => slaDeadline('not a date')).toThrow(RangeError);
+  });
+
+  it('any vulnerability flag forces senior sign-off; otherwise the caller decides', () => {
+    expect(requiresSeniorSignOff(['health'], false)).toBe(true);
+    expect(requiresSeniorSignOff(['capability'], undefined)).toBe(true);
+    expect(requiresSeniorSignOff([], true)).toBe(true);
+    expect(requiresSeniorSignOff([], false)).toBe(false);
+    expect(requiresSeniorSignOff([], undefined)).toBe(false);
+  });
+
+  it('reads the declared model only when provider and version are strings', () => {
+    expect(declaredModel({ model: { provider: 'p', version: 'v' }, other: 1 })).toEqual({
+      provider: 'p',
+      version: 'v',
+    });
+    expect(declaredModel(null)).toBeNull();
+    expect(declaredModel(undefined)).toBeNull();
+    expect(declaredModel({ confidence: 1 })).toBeNull();
+    expect(declaredModel({ model: { provider: 'p' } })).toBeNull();
+  });
+
+  it('names the immutable copy documents/<firmId>/<jobId>/<filename>', () => {
+    const key = documentCopyKey('firm_1', 'job_2', 'report.pdf');
+    expect(key).toBe('documents/firm_1/job_2/report.pdf');
+    expect(documentUrl(key)).toBe('immutable://documents/firm_1/job_2/report.pdf');
+  });
+});
