@@ -22,6 +22,18 @@ export interface WorkerDef {
 }
 
 /**
+ * What advancing a verification run takes (read the chain, save progress, write CHAIN_VERIFIED, re-queue the
+ * rest): the verify route and the integrity-verify worker run the same code, so they share these grants.
+ */
+export const VERIFICATION_PERMISSIONS: Permissions = {
+  main: 'write',
+  ledger: 'append',
+  immutable: 'write',
+  sign: true,
+  queues: ['integrity-verify'],
+};
+
+/**
  * The queue and schedule consumers. Like the route table, this one list drives the CDK stack (SQS queue with
  * dead-letter queue and event source mapping, or EventBridge schedule) and the embedded stack (local queue
  * worker, or timer).
@@ -61,13 +73,7 @@ export const WORKERS: readonly WorkerDef[] = [
       maxReceiveCount: 5,
       visibilityTimeoutSeconds: 180,
     },
-    permissions: {
-      main: 'write',
-      ledger: 'append',
-      immutable: 'write',
-      sign: true,
-      queues: ['integrity-verify'],
-    },
+    permissions: VERIFICATION_PERMISSIONS,
     timeoutSeconds: 150,
   },
 ];

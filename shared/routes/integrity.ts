@@ -8,6 +8,7 @@ import {
   SequenceParam,
   VerifyResponse,
 } from '../schemas/integrity.js';
+import { VERIFICATION_PERMISSIONS } from '../workers.js';
 import { ANY_CREDENTIAL, route } from './route.js';
 
 export const integrityStatus = route({
@@ -42,13 +43,7 @@ export const verify = route({
   path: '/v1/ledger/integrity/verify',
   handler: 'functions/integrity/verify',
   auth: ANY_CREDENTIAL,
-  permissions: {
-    main: 'write',
-    ledger: 'append',
-    immutable: 'write',
-    sign: true,
-    queues: ['integrity-verify'],
-  },
+  permissions: VERIFICATION_PERMISSIONS,
   tag: 'Integrity',
   summary: 'Verify the chain: hashes, links, signatures, published key, gapless sequence numbers',
   description:
