@@ -11,6 +11,7 @@ import {
   readHead,
   type TransactItem,
 } from '../store/ledger-store.js';
+import { dispatchRecord } from './dispatch.js';
 import type { LedgerEventType } from './event-types.js';
 import { canonicalJson } from './hashing.js';
 import type { Actor, LedgerRecord, RecordPayload } from './record.js';
@@ -127,7 +128,7 @@ async function appendOnce(deps: Deps, input: AppendInput, options: AppendOptions
  */
 export async function archiveRecord(
   deps: Deps,
-  record: Pick<LedgerRecord, 'firmId' | 'sequenceNumber' | 'id'>,
+  record: Pick<LedgerRecord, 'firmId' | 'sequenceNumber' | 'id' | 'eventType'>,
   body: string,
 ): Promise<boolean> {
   const { firmId, sequenceNumber } = record;
@@ -141,6 +142,16 @@ export async function archiveRecord(
   } catch (error) {
     const level = error instanceof ImmutableObjectError ? 'error' : 'warn';
     logger[level]('Immutable copy of a ledger record failed; the outbox sweep will retry', {
+      firmId,
+      sequenceNumber,
+      error: error as Error,
+    });
+    return false;
+  }
+  try {
+    await dispatchRecord(deps, { firmId, sequenceNumber, recordId: record.id, eventType: record.eventType });
+  } catch (error) {
+    logger.warn('Dispatching a ledger record failed; the outbox sweep will retry', {
       firmId,
       sequenceNumber,
       error: error as Error,

@@ -1,4 +1,5 @@
 import { archiveRecord } from '../ledger/append.js';
+import type { LedgerRecord } from '../ledger/record.js';
 import type { Deps } from '../runtime/deps.js';
 import { getOutbox, listPendingOutbox } from '../store/ledger-store.js';
 
@@ -34,6 +35,10 @@ export async function sweepOutbox(deps: Deps, graceMs = OUTBOX_GRACE_MS): Promis
 export async function archivePending(deps: Deps, message: ArchiveMessage): Promise<boolean> {
   const entry = await getOutbox(deps, message.firmId, message.sequenceNumber);
   if (!entry) return true;
-  const { id } = JSON.parse(entry.body) as { id: string };
-  return archiveRecord(deps, { firmId: entry.firmId, sequenceNumber: entry.sequenceNumber, id }, entry.body);
+  const { id, eventType } = JSON.parse(entry.body) as Pick<LedgerRecord, 'id' | 'eventType'>;
+  return archiveRecord(
+    deps,
+    { firmId: entry.firmId, sequenceNumber: entry.sequenceNumber, id, eventType },
+    entry.body,
+  );
 }
