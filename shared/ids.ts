@@ -10,6 +10,10 @@ export const ID_PREFIX = {
   verification: 'ver',
   documentType: 'doctype',
   job: 'job',
+  impactAssessment: 'ia',
+  incident: 'inc',
+  remediation: 'rem',
+  reportLog: 'rpt',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIX;

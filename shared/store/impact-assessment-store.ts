@@ -1,16 +1,150 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { GetCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { ActorSummary } from '../domain/governance/actors.js';
+import type { ApprovedSet, IaStatus, Outcomes } from '../domain/governance/impact-assessments.js';
 import type { Deps } from '../runtime/deps.js';
-import { keys } from './keys.js';
+import { queryAll, withoutKeys } from './dynamo.js';
+import { keys, SK_PREFIX } from './keys.js';
+import type { TransactItem } from './ledger-store.js';
+
+/** An impact assessment: `FIRM#<firmId>` / `IA#<assessmentId>` in the main table. */
+export interface ImpactAssessmentItem {
+  id: string;
+  firmId: string;
+  useCase: string;
+  description: string;
+  modelProvider: string | null;
+  modelVersion: string | null;
+  templateVersion: number;
+  outcomes: Outcomes;
+  status: IaStatus;
+  createdById: string | null;
+  createdBy: ActorSummary;
+  signedOffById: string | null;
+  signedOffBy: ActorSummary | null;
+  signedOffAt: string | null;
+  createdAt: string;
+  updatedAt: string;
+  ledgerRecordId: string | null;
+  /** Written by the certificates flow after approval, never by this store's updates. */
+  certificateId: string | null;
+  /** Optimistic-concurrency counter of this store's writes; not part of the interface. */
+  version: number;
+}
+
+/** Fields the assessment flows change (never certificateId, which another flow owns). */
+export type AssessmentChange = Partial<
+  Pick<
+    ImpactAssessmentItem,
+    | 'useCase'
+    | 'description'
+    | 'modelProvider'
+    | 'modelVersion'
+    | 'outcomes'
+    | 'status'
+    | 'signedOffById'
+    | 'signedOffBy'
+    | 'signedOffAt'
+    | 'updatedAt'
+    | 'ledgerRecordId'
+  >
+>;
+
+export async function putNewAssessment(deps: Deps, item: ImpactAssessmentItem): Promise<void> {
+  await deps.db.send(
+    new PutCommand({
+      TableName: deps.tables.main,
+      Item: { ...keys.impactAssessment(item.firmId, item.id), ...item },
+      ConditionExpression: 'attribute_not_exists(pk)',
+    }),
+  );
+}
+
+export async function getAssessment(
+  deps: Deps,
+  firmId: string,
+  assessmentId: string,
+): Promise<ImpactAssessmentItem | null> {
+  const { Item } = await deps.db.send(
+    new GetCommand({
+      TableName: deps.tables.main,
+      Key: keys.impactAssessment(firmId, assessmentId),
+      ConsistentRead: true,
+    }),
+  );
+  return Item ? (withoutKeys(Item) as unknown as ImpactAssessmentItem) : null;
+}
+
+/** Every assessment of the firm (a firm has tens, not thousands). */
+export async function listAssessments(deps: Deps, firmId: string): Promise<ImpactAssessmentItem[]> {
+  const items = await queryAll(deps.db, {
+    TableName: deps.tables.main,
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+    ExpressionAttributeValues: { ':pk': keys.firmPk(firmId), ':prefix': SK_PREFIX.impactAssessment },
+  });
+  return items.map((item) => withoutKeys(item) as unknown as ImpactAssessmentItem);
+}
 
 /**
- * The approved-assessment index: one item per AI model, `FIRM#<firmId>` / `IAMODEL#<provider>#<version>`,
- * holding `{assessmentId}` of the firm's APPROVED impact assessment for that model provider and version.
- *
- * Writers: the impact-assessment approval flow puts the item in the same transaction that moves the
- * assessment to APPROVED, and supersede deletes it in the transaction that moves it to SUPERSEDED (those
- * endpoints belong to another issue; until they land nothing but tests writes it). Readers: the job
- * submission gate (shared/services/review-jobs.ts), one strongly consistent GetItem per submission.
+ * An update of the named fields only (so a certificateId written meanwhile survives), conditional on the
+ * version read: a concurrent change makes it fail, and the caller re-reads and re-decides.
  */
+export function assessmentUpdateItem(
+  deps: Deps,
+  current: Pick<ImpactAssessmentItem, 'firmId' | 'id' | 'version'>,
+  change: AssessmentChange,
+): TransactItem {
+  const names: Record<string, string> = { '#version': 'version' };
+  const values: Record<string, unknown> = { ':read': current.version, ':next': current.version + 1 };
+  const sets = ['#version = :next'];
+  Object.entries(change).forEach(([field, value], i) => {
+    names[`#f${i}`] = field;
+    values[`:v${i}`] = value;
+    sets.push(`#f${i} = :v${i}`);
+  });
+  return {
+    Update: {
+      TableName: deps.tables.main,
+      Key: keys.impactAssessment(current.firmId, current.id),
+      UpdateExpression: `SET ${sets.join(', ')}`,
+      ConditionExpression: 'attribute_exists(pk) AND #version = :read',
+      ExpressionAttributeNames: names,
+      ExpressionAttributeValues: values,
+    },
+  };
+}
+
+/** Applies an update on its own; false when the version moved (re-read and retry). */
+export async function updateAssessment(
+  deps: Deps,
+  current: Pick<ImpactAssessmentItem, 'firmId' | 'id' | 'version'>,
+  change: AssessmentChange,
+): Promise<boolean> {
+  const { Update } = assessmentUpdateItem(deps, current, change);
+  try {
+    await deps.db.send(new UpdateCommand(Update!));
+    return true;
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException) return false;
+    throw error;
+  }
+}
+
+/**
+ * The approved-assessment index of one model, `FIRM#<firmId>` / `IAMODEL#<provider>#<version>`:
+ * `approved` maps every APPROVED (not superseded) assessment covering the model to its approval instant, and
+ * `assessmentId` names the most recently approved of them. It exists exactly while `approved` is non-empty.
+ *
+ * Writers: approval (adds, in the approval's transaction) and supersede (removes, in the supersede's
+ * transaction), each conditional on the index version read. Reader: the job submission gate
+ * (shared/services/review-jobs.ts), one strongly consistent GetItem per submission.
+ */
+export interface ModelIndex {
+  approved: ApprovedSet;
+  /** null: no index item; 0: an item written without a version (tests' seeds of an older shape). */
+  version: number | null;
+}
+
 export async function findApprovedAssessment(
   deps: Deps,
   firmId: string,
@@ -25,4 +159,80 @@ export async function findApprovedAssessment(
     }),
   );
   return Item && typeof Item.assessmentId === 'string' ? { assessmentId: Item.assessmentId } : null;
+}
+
+export async function getModelIndex(
+  deps: Deps,
+  firmId: string,
+  provider: string,
+  version: string,
+): Promise<ModelIndex> {
+  const { Item } = await deps.db.send(
+    new GetCommand({
+      TableName: deps.tables.main,
+      Key: keys.impactAssessmentModel(firmId, provider, version),
+      ConsistentRead: true,
+    }),
+  );
+  if (!Item) return { approved: {}, version: null };
+  const approved =
+    (Item.approved as ApprovedSet | undefined) ??
+    (typeof Item.assessmentId === 'string' ? { [Item.assessmentId]: '' } : {});
+  return { approved, version: typeof Item.version === 'number' ? Item.version : 0 };
+}
+
+/**
+ * Writes the index as `approved` (deletes it when empty), conditional on the version read, for a
+ * transaction. `assessmentId` is the latest approval.
+ */
+export function modelIndexWriteItem(
+  deps: Deps,
+  firmId: string,
+  model: { provider: string; version: string },
+  read: ModelIndex,
+  approved: ApprovedSet,
+  latest: string | null,
+): TransactItem {
+  const Key = keys.impactAssessmentModel(firmId, model.provider, model.version);
+  const condition =
+    read.version === null
+      ? { ConditionExpression: 'attribute_not_exists(pk)' }
+      : read.version === 0
+        ? {
+            ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(#version)',
+            ExpressionAttributeNames: { '#version': 'version' },
+          }
+        : {
+            ConditionExpression: '#version = :read',
+            ExpressionAttributeNames: { '#version': 'version' },
+            ExpressionAttributeValues: { ':read': read.version },
+          };
+  if (latest === null) return { Delete: { TableName: deps.tables.main, Key, ...condition } };
+  return {
+    Put: {
+      TableName: deps.tables.main,
+      Item: { ...Key, assessmentId: latest, approved, version: (read.version ?? 0) + 1 },
+      ...condition,
+    },
+  };
+}
+
+/**
+ * Commits writes of the assessment flows in one transaction; false when a condition failed or a concurrent
+ * transaction touched the same items (re-read and retry).
+ */
+export async function commitAssessmentWrites(deps: Deps, items: TransactItem[]): Promise<boolean> {
+  try {
+    await deps.db.send(new TransactWriteCommand({ TransactItems: items }));
+    return true;
+  } catch (error) {
+    if (
+      error instanceof TransactionCanceledException &&
+      (error.CancellationReasons ?? []).some(
+        (r) => r.Code === 'ConditionalCheckFailed' || r.Code === 'TransactionConflict',
+      )
+    )
+      return false;
+    throw error;
+  }
 }

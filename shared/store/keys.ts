@@ -35,6 +35,18 @@ export const keys = {
     pk: `FIRM#${firmId}`,
     sk: `IAMODEL#${provider}#${version}`,
   }),
+  /** An impact assessment (the certificates flow fills certificateId on this item). */
+  impactAssessment: (firmId: string, assessmentId: string) => ({
+    pk: `FIRM#${firmId}`,
+    sk: `IA#${assessmentId}`,
+  }),
+  incident: (firmId: string, incidentId: string) => ({ pk: `FIRM#${firmId}`, sk: `INC#${incidentId}` }),
+  /** Sorts right after its incident, so one query reads incidents with their remediations. */
+  remediation: (firmId: string, incidentId: string, remediationId: string) => ({
+    pk: `FIRM#${firmId}`,
+    sk: `INC#${incidentId}#REM#${remediationId}`,
+  }),
+  reportLog: (firmId: string, entryId: string) => ({ pk: `FIRM#${firmId}`, sk: `REPORT#${entryId}` }),
   ledgerHead: (firmId: string) => ({ pk: `FIRM#${firmId}`, sk: 'HEAD' }),
   ledgerRecord: (firmId: string, sequenceNumber: number) => ({
     pk: `FIRM#${firmId}`,
@@ -55,6 +67,9 @@ export const SK_PREFIX = {
   job: 'JOB#',
   certificate: 'CERT#',
   documentType: 'DOCTYPE#',
+  impactAssessment: 'IA#',
+  incident: 'INC#',
+  reportLog: 'REPORT#',
 } as const;
 
 /**

@@ -130,8 +130,9 @@ export async function seedUser(firmId: string, role: Role, email: string): Promi
 }
 
 /**
- * Seeds the approved-assessment index item for a model (`IAMODEL#<provider>#<version>`), as the impact
- * assessment approval flow will; `remove` deletes it, as supersede will.
+ * Seeds the approved-assessment index item for a model (`IAMODEL#<provider>#<version>`) in the shape the
+ * impact-assessment approval writes (one APPROVED assessment, `ia_seeded`); `remove` deletes it, as superseding
+ * the only approved assessment does. test/integration/impact-assessments.test.ts drives the real flow.
  */
 export async function seedApprovedAssessment(
   firmId: string,
@@ -144,6 +145,14 @@ export async function seedApprovedAssessment(
   if (remove) await deps.db.send(new DeleteCommand({ TableName: deps.tables.main, Key: key }));
   else
     await deps.db.send(
-      new PutCommand({ TableName: deps.tables.main, Item: { ...key, assessmentId: 'ia_seeded' } }),
+      new PutCommand({
+        TableName: deps.tables.main,
+        Item: {
+          ...key,
+          assessmentId: 'ia_seeded',
+          approved: { ia_seeded: new Date().toISOString() },
+          version: 1,
+        },
+      }),
     );
 }

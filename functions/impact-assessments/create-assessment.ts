@@ -1,0 +1,7 @@
+import { created, defineHandler } from '../../shared/http/handler.js';
+import { createImpactAssessment } from '../../shared/routes/impact-assessments.js';
+import { createAssessment } from '../../shared/services/impact-assessments.js';
+
+export const handler = defineHandler(createImpactAssessment, async ({ deps, principal, body }) =>
+  created(await createAssessment(deps, principal, body)),
+);

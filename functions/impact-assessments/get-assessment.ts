@@ -1,0 +1,7 @@
+import { defineHandler, ok } from '../../shared/http/handler.js';
+import { getImpactAssessment } from '../../shared/routes/impact-assessments.js';
+import { getFirmAssessment } from '../../shared/services/impact-assessments.js';
+
+export const handler = defineHandler(getImpactAssessment, async ({ deps, principal, params }) =>
+  ok(await getFirmAssessment(deps, principal.firmId, params.id)),
+);

@@ -1,0 +1,7 @@
+import { defineHandler, ok } from '../../shared/http/handler.js';
+import { updateImpactAssessment } from '../../shared/routes/impact-assessments.js';
+import { changeAssessment } from '../../shared/services/impact-assessments.js';
+
+export const handler = defineHandler(updateImpactAssessment, async ({ deps, principal, params, body }) =>
+  ok(await changeAssessment(deps, principal, params.id, body)),
+);
