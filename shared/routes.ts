@@ -1,6 +1,7 @@
 import * as documentTypes from './routes/document-types.js';
 import * as firm from './routes/firm.js';
 import * as impactAssessments from './routes/impact-assessments.js';
+import * as incidents from './routes/incidents.js';
 import * as integrity from './routes/integrity.js';
 import * as ledger from './routes/ledger.js';
 import * as platform from './routes/platform.js';
@@ -21,6 +22,7 @@ export const ROUTES: readonly RouteDef[] = [
   ...Object.values(documentTypes),
   ...Object.values(review),
   ...Object.values(impactAssessments),
+  ...Object.values(incidents),
 ] as RouteDef[];
 
 export interface HttpRoute {

@@ -24,7 +24,6 @@ import { isoNow } from '../ports/clock.js';
 import type { Deps } from '../runtime/deps.js';
 import {
   assessmentUpdateItem,
-  commitAssessmentWrites,
   getAssessment,
   getModelIndex,
   listAssessments,
@@ -35,6 +34,7 @@ import {
   type ImpactAssessmentItem,
 } from '../store/impact-assessment-store.js';
 import type { TransactItem } from '../store/ledger-store.js';
+import { commitConditional } from '../store/versioned-writes.js';
 
 export type PublicAssessment = Omit<ImpactAssessmentItem, 'version'>;
 
@@ -272,7 +272,7 @@ export async function supersedeAssessment(
         items.push(modelIndexWriteItem(deps, current.firmId, model, index, set, latestApproval(set)));
       }
     }
-    if (await commitAssessmentWrites(deps, items))
+    if (await commitConditional(deps, items))
       return presentAssessment({ ...current, ...change, version: current.version + 1 });
   }
   throw new ConflictError('The impact assessment was changed concurrently; retry');

@@ -1,11 +1,12 @@
-import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { ActorSummary } from '../domain/governance/actors.js';
 import type { ApprovedSet, IaStatus, Outcomes } from '../domain/governance/impact-assessments.js';
 import type { Deps } from '../runtime/deps.js';
 import { queryAll, withoutKeys } from './dynamo.js';
 import { keys, SK_PREFIX } from './keys.js';
 import type { TransactItem } from './ledger-store.js';
+import { versionedUpdateItem } from './versioned-writes.js';
 
 /** An impact assessment: `FIRM#<firmId>` / `IA#<assessmentId>` in the main table. */
 export interface ImpactAssessmentItem {
@@ -94,24 +95,12 @@ export function assessmentUpdateItem(
   current: Pick<ImpactAssessmentItem, 'firmId' | 'id' | 'version'>,
   change: AssessmentChange,
 ): TransactItem {
-  const names: Record<string, string> = { '#version': 'version' };
-  const values: Record<string, unknown> = { ':read': current.version, ':next': current.version + 1 };
-  const sets = ['#version = :next'];
-  Object.entries(change).forEach(([field, value], i) => {
-    names[`#f${i}`] = field;
-    values[`:v${i}`] = value;
-    sets.push(`#f${i} = :v${i}`);
-  });
-  return {
-    Update: {
-      TableName: deps.tables.main,
-      Key: keys.impactAssessment(current.firmId, current.id),
-      UpdateExpression: `SET ${sets.join(', ')}`,
-      ConditionExpression: 'attribute_exists(pk) AND #version = :read',
-      ExpressionAttributeNames: names,
-      ExpressionAttributeValues: values,
-    },
-  };
+  return versionedUpdateItem(
+    deps,
+    keys.impactAssessment(current.firmId, current.id),
+    current.version,
+    change,
+  );
 }
 
 /** Applies an update on its own; false when the version moved (re-read and retry). */
@@ -215,24 +204,4 @@ export function modelIndexWriteItem(
       ...condition,
     },
   };
-}
-
-/**
- * Commits writes of the assessment flows in one transaction; false when a condition failed or a concurrent
- * transaction touched the same items (re-read and retry).
- */
-export async function commitAssessmentWrites(deps: Deps, items: TransactItem[]): Promise<boolean> {
-  try {
-    await deps.db.send(new TransactWriteCommand({ TransactItems: items }));
-    return true;
-  } catch (error) {
-    if (
-      error instanceof TransactionCanceledException &&
-      (error.CancellationReasons ?? []).some(
-        (r) => r.Code === 'ConditionalCheckFailed' || r.Code === 'TransactionConflict',
-      )
-    )
-      return false;
-    throw error;
-  }
 }

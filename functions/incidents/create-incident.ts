@@ -1,0 +1,7 @@
+import { created, defineHandler } from '../../shared/http/handler.js';
+import { createIncident } from '../../shared/routes/incidents.js';
+import { logIncident } from '../../shared/services/incidents.js';
+
+export const handler = defineHandler(createIncident, async ({ deps, principal, body }) =>
+  created(await logIncident(deps, principal, body)),
+);

@@ -1,0 +1,7 @@
+import { created, defineHandler } from '../../shared/http/handler.js';
+import { createRemediation } from '../../shared/routes/incidents.js';
+import { addRemediation } from '../../shared/services/incidents.js';
+
+export const handler = defineHandler(createRemediation, async ({ deps, principal, params, body }) =>
+  created(await addRemediation(deps, principal, params.id, body)),
+);

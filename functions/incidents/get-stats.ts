@@ -1,0 +1,7 @@
+import { defineHandler, ok } from '../../shared/http/handler.js';
+import { getIncidentStats } from '../../shared/routes/incidents.js';
+import { firmIncidentStats } from '../../shared/services/incidents.js';
+
+export const handler = defineHandler(getIncidentStats, async ({ deps, principal }) =>
+  ok(await firmIncidentStats(deps, principal.firmId)),
+);

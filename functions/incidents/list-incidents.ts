@@ -1,0 +1,7 @@
+import { defineHandler, ok } from '../../shared/http/handler.js';
+import { listIncidents } from '../../shared/routes/incidents.js';
+import { listFirmIncidents } from '../../shared/services/incidents.js';
+
+export const handler = defineHandler(listIncidents, async ({ deps, principal }) =>
+  ok(await listFirmIncidents(deps, principal.firmId)),
+);

@@ -1,0 +1,7 @@
+import { defineHandler, ok } from '../../shared/http/handler.js';
+import { updateIncident } from '../../shared/routes/incidents.js';
+import { changeIncident } from '../../shared/services/incidents.js';
+
+export const handler = defineHandler(updateIncident, async ({ deps, principal, params, body }) =>
+  ok(await changeIncident(deps, principal, params.id, body)),
+);
