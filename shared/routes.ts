@@ -5,6 +5,7 @@ import * as incidents from './routes/incidents.js';
 import * as integrity from './routes/integrity.js';
 import * as ledger from './routes/ledger.js';
 import * as platform from './routes/platform.js';
+import * as reportLog from './routes/report-log.js';
 import * as review from './routes/review.js';
 import * as users from './routes/users.js';
 import type { HttpMethod, RouteDef } from './routes/route.js';
@@ -23,6 +24,7 @@ export const ROUTES: readonly RouteDef[] = [
   ...Object.values(review),
   ...Object.values(impactAssessments),
   ...Object.values(incidents),
+  ...Object.values(reportLog),
 ] as RouteDef[];
 
 export interface HttpRoute {

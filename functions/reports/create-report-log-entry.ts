@@ -1,0 +1,7 @@
+import { created, defineHandler } from '../../shared/http/handler.js';
+import { createReportLogEntry } from '../../shared/routes/report-log.js';
+import { logReport } from '../../shared/services/report-log.js';
+
+export const handler = defineHandler(createReportLogEntry, async ({ deps, principal, body }) =>
+  created(await logReport(deps, principal, body)),
+);

@@ -1,0 +1,7 @@
+import { defineHandler, ok } from '../../shared/http/handler.js';
+import { listReportLog } from '../../shared/routes/report-log.js';
+import { firmReportLog } from '../../shared/services/report-log.js';
+
+export const handler = defineHandler(listReportLog, async ({ deps, principal, query }) =>
+  ok(await firmReportLog(deps, principal.firmId, query.type)),
+);
