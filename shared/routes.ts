@@ -1,5 +1,6 @@
 import * as documentTypes from './routes/document-types.js';
 import * as firm from './routes/firm.js';
+import * as governanceReports from './routes/governance-reports.js';
 import * as integrity from './routes/integrity.js';
 import * as ledger from './routes/ledger.js';
 import * as platform from './routes/platform.js';
@@ -19,6 +20,7 @@ export const ROUTES: readonly RouteDef[] = [
   ...Object.values(users),
   ...Object.values(documentTypes),
   ...Object.values(review),
+  ...Object.values(governanceReports),
 ] as RouteDef[];
 
 export interface HttpRoute {
