@@ -15,12 +15,9 @@ const Interval = z
   .nullable()
   .meta({ description: '95 % Wilson score interval of the rate; null without data' });
 
-const DateOrDateTime = z
-  .string()
-  .max(40)
-  .meta({
-    description: 'ISO date (YYYY-MM-DD) or date-time; a date-only `to` means the end of that UTC day',
-  });
+const DateOrDateTime = z.string().max(40).meta({
+  description: 'ISO date (YYYY-MM-DD) or date-time; a date-only `to` means the end of that UTC day',
+});
 
 const windowDays = (fallback: number, what: string) =>
   z.coerce

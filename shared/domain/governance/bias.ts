@@ -14,7 +14,7 @@
  */
 import { groupsUnder, tallyOf, type Counters, type DayCounters, sumCounters } from './aggregates.js';
 import { monthsOf, type Period } from './periods.js';
-import { rate, wilsonInterval, type Interval } from './stats.js';
+import { rate, reaches, wilsonInterval, type Interval } from './stats.js';
 
 /** Below this many completed jobs a segment is reported but never flagged. */
 export const MIN_SEGMENT_SIZE = 20;
@@ -109,8 +109,8 @@ export function computeBias(
         rejectionRateInterval: segment.rejectionRateInterval,
       };
       const delta = Math.abs(segment.deltaFromBaseline ?? 0);
-      if (delta >= thresholds.warning) {
-        const severity = delta >= thresholds.alert ? 'alert' : 'warning';
+      if (reaches(delta, thresholds.warning)) {
+        const severity = reaches(delta, thresholds.alert) ? 'alert' : 'warning';
         flags.push({
           kind: 'divergence',
           severity,
@@ -120,7 +120,7 @@ export function computeBias(
         });
       }
       if (segment.rejectionRate > rejectionThreshold) {
-        const severity = segment.rejectionRate >= thresholds.absoluteAlert ? 'alert' : 'warning';
+        const severity = reaches(segment.rejectionRate, thresholds.absoluteAlert) ? 'alert' : 'warning';
         flags.push({
           kind: 'absolute',
           severity,
@@ -189,7 +189,7 @@ export function dimensionStats(counters: Counters): DimensionStats[] {
         significant:
           interval !== null && baseline !== null && (baseline < interval.lower || baseline > interval.upper),
         disparateImpactRatio: ratio,
-        fourFifthsRulePasses: ratio === null ? null : ratio >= FOUR_FIFTHS,
+        fourFifthsRulePasses: ratio === null ? null : reaches(ratio, FOUR_FIFTHS),
         eligible: isEligible,
       };
     });

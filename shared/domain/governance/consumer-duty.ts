@@ -7,7 +7,7 @@
  */
 import { groupsUnder, sumCounters, tallyOf, type Counters, type DayCounters } from './aggregates.js';
 import { monthsOf, type Period } from './periods.js';
-import { rate } from './stats.js';
+import { rate, reaches } from './stats.js';
 
 export type MetricState = 'ok' | 'warning' | 'alert' | 'no_data';
 
@@ -61,12 +61,20 @@ export function slaOf(counters: Counters, group: readonly string[] = ['all']): S
 
 export function rejectionState(value: number | null, t: ConsumerDutyThresholds): MetricState {
   if (value === null) return 'no_data';
-  return value >= t.rejectionRateAlert ? 'alert' : value >= t.rejectionRateWarning ? 'warning' : 'ok';
+  return reaches(value, t.rejectionRateAlert)
+    ? 'alert'
+    : reaches(value, t.rejectionRateWarning)
+      ? 'warning'
+      : 'ok';
 }
 
 export function slaState(value: number | null, t: ConsumerDutyThresholds): MetricState {
   if (value === null) return 'no_data';
-  return value <= t.slaComplianceAlert ? 'alert' : value <= t.slaComplianceWarning ? 'warning' : 'ok';
+  return reaches(t.slaComplianceAlert, value)
+    ? 'alert'
+    : reaches(t.slaComplianceWarning, value)
+      ? 'warning'
+      : 'ok';
 }
 
 export interface ReviewerWorkload extends OutcomeBreakdown {

@@ -9,7 +9,7 @@
  */
 import { groupsUnder, tallyOf, sumCounters, type DayCounters, type Tally } from './aggregates.js';
 import { DAY_MS, startOfIsoWeek, type Period } from './periods.js';
-import { rate } from './stats.js';
+import { rate, reaches } from './stats.js';
 
 export const MIN_DRIFT_JOBS = 5;
 export const DRIFT_WINDOW_DEFAULTS = { baselineDays: 90, currentDays: 30 } as const;
@@ -59,7 +59,7 @@ const RANK: Record<Severity, number> = { alert: 3, warning: 2, info: 1 };
 export function severityOf(metric: DriftMetric, delta: number): Severity {
   const { warning, alert } = DRIFT_THRESHOLDS[metric];
   const size = Math.abs(delta);
-  return size >= alert ? 'alert' : size >= warning ? 'warning' : 'info';
+  return reaches(size, alert) ? 'alert' : reaches(size, warning) ? 'warning' : 'info';
 }
 
 /** Drift signals, alert first, then warning, then info; larger changes first within a severity. */

@@ -25,5 +25,17 @@ export function wilsonInterval(k: number, n: number, z = Z_95): Interval | null 
   const denominator = 1 + z2 / n;
   const centre = (p + z2 / (2 * n)) / denominator;
   const half = (z * Math.sqrt((p * (1 - p)) / n + z2 / (4 * n * n))) / denominator;
-  return { lower: Math.max(0, centre - half), upper: Math.min(1, centre + half) };
+  // At k = 0 and k = n the bounds are exactly 0 and 1; floating point would leave 1e-17 or 0.9999999999999999.
+  return {
+    lower: k === 0 ? 0 : Math.max(0, centre - half),
+    upper: k === n ? 1 : Math.min(1, centre + half),
+  };
+}
+
+/**
+ * value >= threshold, tolerant of floating-point noise: 0.15 - 0.1 is 0.04999999999999999, and a change of
+ * exactly a threshold must reach it.
+ */
+export function reaches(value: number, threshold: number): boolean {
+  return value >= threshold - 1e-9;
 }
