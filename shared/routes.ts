@@ -2,6 +2,7 @@ import * as documentTypes from './routes/document-types.js';
 import * as firm from './routes/firm.js';
 import * as impactAssessments from './routes/impact-assessments.js';
 import * as incidents from './routes/incidents.js';
+import * as governanceReports from './routes/governance-reports.js';
 import * as integrity from './routes/integrity.js';
 import * as ledger from './routes/ledger.js';
 import * as platform from './routes/platform.js';
@@ -25,6 +26,7 @@ export const ROUTES: readonly RouteDef[] = [
   ...Object.values(impactAssessments),
   ...Object.values(incidents),
   ...Object.values(reportLog),
+  ...Object.values(governanceReports),
 ] as RouteDef[];
 
 export interface HttpRoute {

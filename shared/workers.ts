@@ -59,7 +59,8 @@ export const WORKERS: readonly WorkerDef[] = [
       maxReceiveCount: 5,
       visibilityTimeoutSeconds: 60,
     },
-    permissions: { ledger: 'archive', immutable: 'write' },
+    // Archiving dispatches the record to its subscribers (shared/ledger/dispatch.ts).
+    permissions: { ledger: 'archive', immutable: 'write', queues: ['reporting'] },
     timeoutSeconds: 30,
   },
   {
@@ -75,5 +76,20 @@ export const WORKERS: readonly WorkerDef[] = [
     },
     permissions: VERIFICATION_PERMISSIONS,
     timeoutSeconds: 150,
+  },
+  {
+    name: 'reporting-aggregate',
+    handler: 'functions/workers/reporting-aggregate',
+    description:
+      "Adds each completed review job (outcome record) to the firm's per-day reporting aggregates, once",
+    trigger: {
+      kind: 'queue',
+      queue: 'reporting',
+      batchSize: 10,
+      maxReceiveCount: 5,
+      visibilityTimeoutSeconds: 60,
+    },
+    permissions: { main: 'write', ledger: 'read' },
+    timeoutSeconds: 30,
   },
 ];

@@ -21,7 +21,17 @@ export interface RecordSubscriber {
  * before its outbox entry is cleared, so a crash in between re-dispatches it on the next outbox sweep:
  * delivery is at least once, and every consumer must be idempotent (keyed by firm and sequence number).
  */
-export const RECORD_SUBSCRIBERS: readonly RecordSubscriber[] = [];
+export const RECORD_SUBSCRIBERS: readonly RecordSubscriber[] = [
+  // Governance reports: each outcome record adds its completed job to the firm's reporting aggregates.
+  { queue: 'reporting', wants: (eventType) => OUTCOME_EVENT_TYPES.includes(eventType) },
+];
+
+/** The events that complete a review job (one per job). */
+export const OUTCOME_EVENT_TYPES: readonly LedgerEventType[] = [
+  'DOCUMENT_APPROVED',
+  'DOCUMENT_MODIFIED',
+  'DOCUMENT_REJECTED',
+];
 
 /** Sends the record to every subscriber that wants it; throws when a send fails (the outbox keeps it). */
 export async function dispatchRecord(

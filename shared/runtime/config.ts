@@ -34,6 +34,7 @@ export const ENV = {
   signingKeyId: 'SIGNING_KEY_ID',
   ledgerArchiveQueueUrl: 'LEDGER_ARCHIVE_QUEUE_URL',
   integrityVerifyQueueUrl: 'INTEGRITY_VERIFY_QUEUE_URL',
+  reportingQueueUrl: 'REPORTING_QUEUE_URL',
   oidcIssuer: 'OIDC_ISSUER',
   oidcAudience: 'OIDC_AUDIENCE',
   oidcJwksUrl: 'OIDC_JWKS_URL',
@@ -47,4 +48,5 @@ export const ENV = {
 export const QUEUE_URL_ENV: Record<QueueName, string> = {
   'ledger-archive': ENV.ledgerArchiveQueueUrl,
   'integrity-verify': ENV.integrityVerifyQueueUrl,
+  reporting: ENV.reportingQueueUrl,
 };

@@ -31,6 +31,10 @@ export interface ReviewJobItem {
   clientSegments: Record<string, string>;
   ledgerRecordId: string | null;
   certificateId: string | null;
+  /** Reviewer annotations made on the document (set by the reviewer workflow; absent counts as 0). */
+  annotationCount?: number;
+  /** When SLA_BREACHED was recorded for the job, or null (set by the SLA sweep). */
+  slaBreachedAt?: string | null;
 }
 
 /** The job's put, for a transaction; fails (its condition) if the id were ever reused. */

@@ -1,0 +1,7 @@
+import { defineHandler, ok } from '../../shared/http/handler.js';
+import { consumerDutyReport } from '../../shared/routes/governance-reports.js';
+import { consumerDutyReport as report } from '../../shared/services/governance-reports.js';
+
+export const handler = defineHandler(consumerDutyReport, async ({ deps, principal, query }) =>
+  ok(await report(deps, principal.firmId, query)),
+);

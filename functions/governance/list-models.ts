@@ -1,0 +1,7 @@
+import { defineHandler, ok } from '../../shared/http/handler.js';
+import { listModels } from '../../shared/routes/governance-reports.js';
+import { modelSummaries } from '../../shared/services/governance-reports.js';
+
+export const handler = defineHandler(listModels, async ({ deps, principal }) =>
+  ok(await modelSummaries(deps, principal.firmId)),
+);

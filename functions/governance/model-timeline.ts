@@ -1,0 +1,7 @@
+import { defineHandler, ok } from '../../shared/http/handler.js';
+import { modelTimeline } from '../../shared/routes/governance-reports.js';
+import { modelTimeline as timeline } from '../../shared/services/governance-reports.js';
+
+export const handler = defineHandler(modelTimeline, async ({ deps, principal, params, query }) =>
+  ok(await timeline(deps, principal.firmId, params.provider, params.version, query)),
+);

@@ -1,0 +1,118 @@
+/**
+ * Report periods: parsing the from/to query values and cutting windows into UTC days, ISO weeks and
+ * months. Every window is a closed interval of instants [from, to] in milliseconds.
+ */
+
+export const DAY_MS = 86_400_000;
+
+export interface Period {
+  /** Epoch milliseconds, inclusive. */
+  from: number;
+  /** Epoch milliseconds, inclusive. */
+  to: number;
+}
+
+const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
+
+/** Whether the value is a calendar date without a time (YYYY-MM-DD). */
+export function isDateOnly(value: string): boolean {
+  return DATE_ONLY.test(value);
+}
+
+/**
+ * A from/to bound: a date-only `from` is the start of that UTC day, a date-only `to` the last millisecond
+ * of it (23:59:59.999), so that `to` is inclusive of the whole day named. Null for an invalid value.
+ */
+export function parseBound(value: string, side: 'from' | 'to'): number | null {
+  if (isDateOnly(value)) {
+    const start = Date.parse(`${value}T00:00:00.000Z`);
+    if (Number.isNaN(start) || new Date(start).toISOString().slice(0, 10) !== value) return null;
+    return side === 'from' ? start : start + DAY_MS - 1;
+  }
+  const instant = Date.parse(value);
+  return Number.isNaN(instant) ? null : instant;
+}
+
+export function startOfUtcDay(ms: number): number {
+  return Math.floor(ms / DAY_MS) * DAY_MS;
+}
+
+export function endOfUtcDay(ms: number): number {
+  return startOfUtcDay(ms) + DAY_MS - 1;
+}
+
+/** YYYY-MM-DD of the UTC day holding the instant. */
+export function dayKey(ms: number): string {
+  return new Date(ms).toISOString().slice(0, 10);
+}
+
+/** YYYY-MM of the UTC month holding the instant. */
+export function monthKey(ms: number): string {
+  return new Date(ms).toISOString().slice(0, 7);
+}
+
+/** Start (00:00 UTC) of the calendar quarter holding the instant. */
+export function startOfUtcQuarter(ms: number): number {
+  const date = new Date(ms);
+  return Date.UTC(date.getUTCFullYear(), Math.floor(date.getUTCMonth() / 3) * 3, 1);
+}
+
+/** The same instant `months` calendar months earlier (day clamped to the target month's length). */
+export function monthsBefore(ms: number, months: number): number {
+  const date = new Date(ms);
+  const target = new Date(ms);
+  target.setUTCDate(1);
+  target.setUTCMonth(target.getUTCMonth() - months);
+  const lastDay = new Date(Date.UTC(target.getUTCFullYear(), target.getUTCMonth() + 1, 0)).getUTCDate();
+  target.setUTCDate(Math.min(date.getUTCDate(), lastDay));
+  return target.getTime();
+}
+
+/** Monday 00:00 UTC of the ISO week holding the instant. */
+export function startOfIsoWeek(ms: number): number {
+  const day = startOfUtcDay(ms);
+  const weekday = (new Date(day).getUTCDay() + 6) % 7; // Monday 0 … Sunday 6
+  return day - weekday * DAY_MS;
+}
+
+/** The UTC days a period touches, oldest first (YYYY-MM-DD). */
+export function daysOf(period: Period): string[] {
+  const days: string[] = [];
+  for (let day = startOfUtcDay(period.from); day <= period.to; day += DAY_MS) days.push(dayKey(day));
+  return days;
+}
+
+/** The months a period touches, oldest first (YYYY-MM). */
+export function monthsOf(period: Period): string[] {
+  const months: string[] = [];
+  const start = new Date(period.from);
+  for (let y = start.getUTCFullYear(), m = start.getUTCMonth(); ; m++) {
+    const first = Date.UTC(y, m, 1);
+    if (first > period.to) break;
+    months.push(monthKey(first));
+  }
+  return months;
+}
+
+/**
+ * How a period splits for reading pre-aggregated data: the whole UTC days inside it (read from day
+ * buckets) and at most two partial edge ranges (read job by job). A period that starts at 00:00:00.000 and
+ * ends at 23:59:59.999 has no partial edges.
+ */
+export interface PeriodSplit {
+  /** First and last whole day (YYYY-MM-DD), or null when no day is wholly inside the period. */
+  wholeDays: { first: string; last: string } | null;
+  partial: Period[];
+}
+
+export function splitPeriod(period: Period): PeriodSplit {
+  const { from, to } = period;
+  if (to < from) return { wholeDays: null, partial: [] };
+  const firstWhole = from === startOfUtcDay(from) ? from : startOfUtcDay(from) + DAY_MS;
+  const lastWholeEnd = to === endOfUtcDay(to) ? to : startOfUtcDay(to) - 1;
+  if (firstWhole > lastWholeEnd) return { wholeDays: null, partial: [{ from, to }] };
+  const partial: Period[] = [];
+  if (from < firstWhole) partial.push({ from, to: firstWhole - 1 });
+  if (to > lastWholeEnd) partial.push({ from: lastWholeEnd + 1, to });
+  return { wholeDays: { first: dayKey(firstWhole), last: dayKey(lastWholeEnd) }, partial };
+}

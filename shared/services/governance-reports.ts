@@ -1,0 +1,370 @@
+/**
+ * Governance reports: models (usage, drift, timeline), bias, vulnerability, Consumer Duty, explainability.
+ * Windowed reports (bias, drift, timeline, Consumer Duty) read the per-day aggregates the reporting worker
+ * maintains, never the jobs themselves, so their cost does not grow with the number of jobs (see
+ * docs/architecture.md, "Governance reports").
+ */
+import { COMPLETED_STATUSES } from '../domain/governance/aggregates.js';
+import {
+  computeBias,
+  DEFAULT_REJECTION_THRESHOLD,
+  FOUR_FIFTHS,
+  MIN_SEGMENT_SIZE,
+} from '../domain/governance/bias.js';
+import { computeConsumerDuty, outcomesOf, slaOf } from '../domain/governance/consumer-duty.js';
+import {
+  computeDrift,
+  DRIFT_THRESHOLDS,
+  MIN_DRIFT_JOBS,
+  summariseModels,
+  weeklyTimeline,
+  type ModelUsageJob,
+} from '../domain/governance/models.js';
+import {
+  DAY_MS,
+  endOfUtcDay,
+  monthsBefore,
+  parseBound,
+  startOfUtcQuarter,
+  type Period,
+} from '../domain/governance/periods.js';
+import { sumCounters } from '../domain/governance/aggregates.js';
+import { effectiveSettings } from '../domain/firm/settings.js';
+import { declaredModel, VULNERABILITY_FLAGS } from '../domain/review/jobs.js';
+import { ConflictError, NotFoundError, ValidationError } from '../errors.js';
+import { isId } from '../ids.js';
+import type { Deps } from '../runtime/deps.js';
+import { getRecordById, readHead } from '../store/ledger-store.js';
+import {
+  jobsByClientReference,
+  ledgerRecordsBounding,
+  projectJobs,
+  readPeriodCounters,
+} from '../store/reporting-store.js';
+import { getJob, type ReviewJobItem } from '../store/review-job-store.js';
+import { getUser, listUsers } from '../store/user-store.js';
+import { loadFirm } from './firm.js';
+
+const iso = (ms: number) => new Date(ms).toISOString();
+const OPEN_STATUSES: readonly string[] = ['QUEUED', 'ASSIGNED', 'IN_REVIEW', 'ESCALATED'];
+
+/** Resolves optional from/to query values (date-only rules of periods.ts) against defaults; 400 if bad. */
+export function resolvePeriod(
+  query: { from?: string | undefined; to?: string | undefined },
+  defaults: Period,
+): Period {
+  const from = query.from === undefined ? defaults.from : parseBound(query.from, 'from');
+  const to = query.to === undefined ? defaults.to : parseBound(query.to, 'to');
+  const problems = [];
+  if (from === null) problems.push({ path: 'query.from', message: 'Not an ISO date or date-time' });
+  if (to === null) problems.push({ path: 'query.to', message: 'Not an ISO date or date-time' });
+  if (from === null || to === null) throw new ValidationError('Invalid period', problems);
+  if (from > to)
+    throw new ValidationError('Invalid period', [
+      { path: 'query.from', message: 'from must not be after to' },
+    ]);
+  return { from, to };
+}
+
+// ---------------------------------------------------------------------------------------------- models
+
+export async function modelSummaries(deps: Deps, firmId: string) {
+  const jobs = await projectJobs(deps, firmId, [
+    'aiContext.model',
+    'status',
+    'outcome',
+    'submittedAt',
+    'annotationCount',
+  ]);
+  return summariseModels(
+    jobs.map((job): ModelUsageJob => ({
+      status: job.status as string,
+      outcome: (job.outcome as string | null) ?? null,
+      submittedAt: job.submittedAt as string,
+      annotationCount: typeof job.annotationCount === 'number' ? job.annotationCount : 0,
+      model: declaredModel(job.aiContext),
+    })),
+  );
+}
+
+export async function modelDrift(deps: Deps, firmId: string, baselineDays: number, currentDays: number) {
+  const now = deps.clock.now().getTime();
+  const current: Period = { from: now - currentDays * DAY_MS, to: now };
+  const baseline: Period = { from: current.from - baselineDays * DAY_MS, to: current.from - 1 };
+  const [baselineCounters, currentCounters] = await Promise.all([
+    readPeriodCounters(deps, firmId, baseline),
+    readPeriodCounters(deps, firmId, current),
+  ]);
+  return {
+    signals: computeDrift(baselineCounters, currentCounters),
+    thresholds: { minimumCompletedJobs: MIN_DRIFT_JOBS, ...DRIFT_THRESHOLDS },
+    baselineWindowDays: baselineDays,
+    currentWindowDays: currentDays,
+    baselineWindow: { from: iso(baseline.from), to: iso(baseline.to) },
+    currentWindow: { from: iso(current.from), to: iso(current.to) },
+  };
+}
+
+export const TIMELINE_DEFAULT_DAYS = 180;
+
+export async function modelTimeline(
+  deps: Deps,
+  firmId: string,
+  provider: string,
+  version: string,
+  query: { from?: string | undefined; to?: string | undefined },
+) {
+  const now = deps.clock.now().getTime();
+  const range = resolvePeriod(query, { from: now - TIMELINE_DEFAULT_DAYS * DAY_MS, to: now });
+  const days = await readPeriodCounters(deps, firmId, range);
+  return weeklyTimeline(days, range, provider, version);
+}
+
+// ------------------------------------------------------------------------------------------------ bias
+
+export async function biasReport(
+  deps: Deps,
+  firmId: string,
+  query: { from?: string | undefined; to?: string | undefined; rejectionThreshold?: number | undefined },
+) {
+  const now = deps.clock.now().getTime();
+  const period = resolvePeriod(query, { from: monthsBefore(now, 12), to: now });
+  const rejectionThreshold = query.rejectionThreshold ?? DEFAULT_REJECTION_THRESHOLD;
+  const [firm, days] = await Promise.all([loadFirm(deps, firmId), readPeriodCounters(deps, firmId, period)]);
+  const settings = effectiveSettings(firm.settings);
+  const thresholds = {
+    warning: settings.biasWarningThreshold,
+    alert: settings.biasAlertThreshold,
+    absoluteAlert: settings.biasAbsoluteRejectionThreshold,
+  };
+  const result = computeBias(days, period, thresholds, rejectionThreshold);
+  return {
+    periodFrom: iso(period.from),
+    periodTo: iso(period.to),
+    totalRecords: result.totalRecords,
+    overallRejectionRate: result.overallRejectionRate,
+    dimensions: result.dimensions,
+    flags: result.flags,
+    thresholds: {
+      warning: thresholds.warning,
+      alert: thresholds.alert,
+      absoluteRejectionAlert: thresholds.absoluteAlert,
+    },
+    rejectionAlertThreshold: rejectionThreshold,
+    trend: result.trend,
+    method: {
+      minimumSegmentSize: MIN_SEGMENT_SIZE,
+      confidenceLevel: 0.95,
+      interval: 'wilson',
+      favourableOutcomes: ['APPROVED', 'APPROVED_WITH_MODIFICATIONS'],
+      fourFifthsRatio: FOUR_FIFTHS,
+    },
+  };
+}
+
+// -------------------------------------------------------------------------------------- consumer duty
+
+export async function consumerDutyReport(
+  deps: Deps,
+  firmId: string,
+  query: { from?: string | undefined; to?: string | undefined },
+) {
+  const now = deps.clock.now().getTime();
+  const period = resolvePeriod(query, { from: startOfUtcQuarter(now), to: endOfUtcDay(now) });
+  const length = period.to - period.from + 1;
+  const previous: Period = { from: period.from - length, to: period.from - 1 };
+  const [firm, days, previousDays, head, users] = await Promise.all([
+    loadFirm(deps, firmId),
+    readPeriodCounters(deps, firmId, period),
+    readPeriodCounters(deps, firmId, previous),
+    readHead(deps, firmId),
+    listUsers(deps, firmId),
+  ]);
+  const anchor = await ledgerRecordsBounding(deps, firmId, head.sequenceNumber, period);
+  const settings = effectiveSettings(firm.settings);
+  const thresholds = {
+    rejectionRateWarning: settings.cdRejectionRateWarningThreshold,
+    rejectionRateAlert: settings.cdRejectionRateAlertThreshold,
+    slaComplianceWarning: settings.cdSlaComplianceWarningThreshold,
+    slaComplianceAlert: settings.cdSlaComplianceAlertThreshold,
+    readCompletionWarning: settings.cdReadCompletionWarningThreshold,
+  };
+  const result = computeConsumerDuty(days, period, thresholds);
+  const names = new Map(users.map((u) => [u.id, u]));
+  const previousCounters = sumCounters(previousDays.values());
+  return {
+    periodFrom: iso(period.from),
+    periodTo: iso(period.to),
+    metrics: {
+      outcomes: result.outcomes,
+      slaCompliance: result.slaCompliance,
+      reviewerWorkload: result.reviewerWorkload.map((w) => ({
+        ...w,
+        reviewerName: names.get(w.reviewerId)?.name ?? null,
+        reviewerRole: names.get(w.reviewerId)?.role ?? null,
+      })),
+      documentTypes: result.documentTypes,
+      monthly: result.monthly,
+      previousPeriod: {
+        periodFrom: iso(previous.from),
+        periodTo: iso(previous.to),
+        outcomes: outcomesOf(previousCounters),
+        slaCompliance: slaOf(previousCounters),
+      },
+      ledgerAnchor: anchor
+        ? {
+            firstRecord: anchor.first,
+            lastRecord: anchor.last,
+            recordCount: anchor.last.sequenceNumber - anchor.first.sequenceNumber + 1,
+            chainHash: anchor.last.chainHash,
+          }
+        : { firstRecord: null, lastRecord: null, recordCount: 0, chainHash: null },
+      states: {
+        ...result.states,
+        // Reading to completion is not measured by the review flow yet; reported as such, never guessed.
+        readCompletion: 'not_measured' as const,
+      },
+      readCompletionRate: null,
+      thresholds,
+    },
+  };
+}
+
+// -------------------------------------------------------------------------------------- vulnerability
+
+export const RECENT_FLAGGED_JOBS = 20;
+
+export async function vulnerabilityReport(deps: Deps, firmId: string) {
+  const [jobs, users] = await Promise.all([
+    projectJobs(deps, firmId, [
+      'id',
+      'documentReference',
+      'documentType',
+      'status',
+      'priority',
+      'outcome',
+      'submittedAt',
+      'slaDeadline',
+      'completedAt',
+      'slaBreachedAt',
+      'assignedReviewerId',
+      'vulnerabilityFlags',
+      'requiresSeniorSignOff',
+    ]),
+    listUsers(deps, firmId),
+  ]);
+  const flagged = jobs.filter((job) => ((job.vulnerabilityFlags as string[] | undefined) ?? []).length > 0);
+  const completed = (job: Record<string, unknown>) =>
+    (COMPLETED_STATUSES as readonly string[]).includes(job.status as string) && job.outcome != null;
+  const flagBreakdown = VULNERABILITY_FLAGS.map((flag) => {
+    const withFlag = flagged.filter((job) => (job.vulnerabilityFlags as string[]).includes(flag));
+    const done = withFlag.filter(completed);
+    const rejected = done.filter((job) => job.outcome === 'REJECTED').length;
+    return {
+      flag,
+      totalJobs: withFlag.length,
+      openJobs: withFlag.filter((job) => OPEN_STATUSES.includes(job.status as string)).length,
+      completedJobs: done.length,
+      approved: done.filter((job) => job.outcome === 'APPROVED').length,
+      approvedWithModifications: done.filter((job) => job.outcome === 'APPROVED_WITH_MODIFICATIONS').length,
+      rejected,
+      rejectionRate: done.length > 0 ? rejected / done.length : null,
+    };
+  });
+  const active = users.filter((user) => user.deactivatedAt === null);
+  return {
+    totalFlaggedJobs: flagged.length,
+    totalUnflaggedJobs: jobs.length - flagged.length,
+    flagBreakdown,
+    specialistReviewerCount: active.filter((user) => user.specialistVulnerability).length,
+    eligibleReviewerCount: active.filter(
+      (user) => user.specialistVulnerability || user.role === 'LEAD_REVIEWER' || user.role === 'FIRM_ADMIN',
+    ).length,
+    totalReviewerCount: active.length,
+    awaitingSeniorSignOff: jobs.filter(
+      (job) => OPEN_STATUSES.includes(job.status as string) && job.requiresSeniorSignOff === true,
+    ).length,
+    recentFlaggedJobs: flagged
+      .sort((a, b) =>
+        a.submittedAt === b.submittedAt
+          ? (b.id as string).localeCompare(a.id as string)
+          : (b.submittedAt as string).localeCompare(a.submittedAt as string),
+      )
+      .slice(0, RECENT_FLAGGED_JOBS)
+      .map((job) => ({
+        id: job.id,
+        documentReference: job.documentReference,
+        documentType: job.documentType,
+        status: job.status,
+        priority: job.priority,
+        outcome: job.outcome ?? null,
+        vulnerabilityFlags: job.vulnerabilityFlags,
+        requiresSeniorSignOff: job.requiresSeniorSignOff,
+        assignedReviewerId: job.assignedReviewerId ?? null,
+        submittedAt: job.submittedAt,
+        slaDeadline: job.slaDeadline,
+        completedAt: job.completedAt ?? null,
+        slaBreachedAt: job.slaBreachedAt ?? null,
+      })),
+  };
+}
+
+// ------------------------------------------------------------------------------------- explainability
+
+const isCompleted = (job: ReviewJobItem) =>
+  (COMPLETED_STATUSES as readonly string[]).includes(job.status) && job.outcome !== null;
+
+async function explainabilityRecord(
+  deps: Deps,
+  firm: { id: string; name: string; frnNumber: string },
+  job: ReviewJobItem,
+) {
+  const [reviewer, ledgerRecord] = await Promise.all([
+    job.assignedReviewerId ? getUser(deps, firm.id, job.assignedReviewerId) : null,
+    job.ledgerRecordId ? getRecordById(deps, firm.id, job.ledgerRecordId) : null,
+  ]);
+  return {
+    job,
+    reviewer: reviewer
+      ? {
+          id: reviewer.id,
+          name: reviewer.name,
+          role: reviewer.role,
+          fcaRef: reviewer.fcaRef,
+          qualifications: reviewer.qualifications,
+          specialistVulnerability: reviewer.specialistVulnerability,
+        }
+      : null,
+    certificate: job.certificateId
+      ? { id: job.certificateId, verificationPath: `/v1/verify/${job.certificateId}` }
+      : null,
+    ledgerRecord,
+    firm: { id: firm.id, name: firm.name, frnNumber: firm.frnNumber },
+  };
+}
+
+/** 404 for an unknown job (or another firm's); 409 CONFLICT for a job without an outcome yet. */
+export async function explainJob(deps: Deps, firmId: string, jobId: string) {
+  const job = isId('job', jobId) ? await getJob(deps, firmId, jobId) : null;
+  if (!job) throw new NotFoundError('Review job not found');
+  if (!isCompleted(job))
+    throw new ConflictError(
+      `Review job is ${job.status}: explainability records exist only for completed jobs`,
+    );
+  return explainabilityRecord(deps, await loadFirm(deps, firmId), job);
+}
+
+export const EXPLAINABILITY_SEARCH_LIMIT = 100;
+
+/** The completed jobs with this client reference, most recently completed first (at most 100). */
+export async function searchExplainability(deps: Deps, firmId: string, clientReference: string) {
+  const [firm, jobs] = await Promise.all([
+    loadFirm(deps, firmId),
+    jobsByClientReference(deps, firmId, clientReference),
+  ]);
+  const completed = jobs
+    .filter(isCompleted)
+    .sort((a, b) => (b.completedAt ?? '').localeCompare(a.completedAt ?? '') || b.id.localeCompare(a.id))
+    .slice(0, EXPLAINABILITY_SEARCH_LIMIT);
+  return Promise.all(completed.map((job) => explainabilityRecord(deps, firm, job)));
+}

@@ -1,0 +1,350 @@
+import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { BatchWriteCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  addCounters,
+  addFact,
+  contributions,
+  isCounterKey,
+  type Counters,
+  type DayCounters,
+  type ReportingFact,
+} from '../domain/governance/aggregates.js';
+import { splitPeriod, type Period } from '../domain/governance/periods.js';
+import type { LedgerRecord } from '../ledger/record.js';
+import type { Deps } from '../runtime/deps.js';
+import { queryAll, withoutKeys } from './dynamo.js';
+import type { ReviewJobItem } from './review-job-store.js';
+import { keys, padSequence, SK_PREFIX } from './keys.js';
+import type { TransactItem } from './ledger-store.js';
+
+/**
+ * Reporting aggregates in the main table, per firm:
+ * - `AGGDAY#<YYYY-MM-DD>`: the day bucket, one numeric attribute per counter (see domain/governance/aggregates).
+ * - `AGGJOB#<completedAt>#<jobId>`: the job's reporting fact. It is the idempotency marker (written with the
+ *   bucket update in one transaction, conditional on not existing) and, sorted by completion time, what
+ *   reports read for the partial days at the edges of a period.
+ */
+const AGG_DAY = 'AGGDAY#';
+const AGG_JOB = 'AGGJOB#';
+const dayKey = (firmId: string, day: string) => ({ pk: keys.firmPk(firmId), sk: `${AGG_DAY}${day}` });
+const factKey = (firmId: string, fact: ReportingFact) => ({
+  pk: keys.firmPk(firmId),
+  sk: `${AGG_JOB}${fact.completedAt}#${fact.jobId}`,
+});
+
+/** Largest number of ADD terms in one update expression (expressions are limited to 4 KB). */
+const MAX_TERMS = 120;
+
+function addUpdate(counters: Counters, day: string) {
+  const names: Record<string, string> = { '#day': 'day' };
+  const values: Record<string, unknown> = { ':day': day };
+  const terms: string[] = [];
+  let i = 0;
+  for (const [counter, value] of counters) {
+    names[`#c${i}`] = counter;
+    values[`:v${i}`] = value;
+    terms.push(`#c${i} :v${i}`);
+    i++;
+  }
+  return {
+    UpdateExpression: `SET #day = :day ADD ${terms.join(', ')}`,
+    ExpressionAttributeNames: names,
+    ExpressionAttributeValues: values,
+  };
+}
+
+/**
+ * Adds one completed job to its day bucket, exactly once: the fact's Put is conditional on the fact not
+ * existing, in the same transaction as the bucket's ADD. Returns false when the job was already counted.
+ */
+export async function commitAggregation(deps: Deps, firmId: string, fact: ReportingFact): Promise<boolean> {
+  const day = fact.completedAt.slice(0, 10);
+  const items: TransactItem[] = [
+    {
+      Put: {
+        TableName: deps.tables.main,
+        Item: { ...factKey(firmId, fact), fact },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      },
+    },
+    {
+      Update: {
+        TableName: deps.tables.main,
+        Key: dayKey(firmId, day),
+        ...addUpdate(contributions(fact), day),
+      },
+    },
+  ];
+  try {
+    await deps.db.send(new TransactWriteCommand({ TransactItems: items }));
+    return true;
+  } catch (error) {
+    if (
+      error instanceof TransactionCanceledException &&
+      error.CancellationReasons?.[0]?.Code === 'ConditionalCheckFailed'
+    )
+      return false;
+    throw error;
+  }
+}
+
+/**
+ * Bulk load for seeding (tests, benches): writes the facts in batches and adds their contributions to the
+ * day buckets with one update per day (per MAX_TERMS counters). Not idempotent: only for jobs never
+ * aggregated before.
+ */
+export async function seedAggregates(
+  deps: Deps,
+  firmId: string,
+  facts: readonly ReportingFact[],
+): Promise<void> {
+  const puts = facts.map((fact) => ({ PutRequest: { Item: { ...factKey(firmId, fact), fact } } }));
+  await batchWrite(deps, deps.tables.main, puts);
+  const days: DayCounters = new Map();
+  for (const fact of facts) addFact(days, fact);
+  const updates: { day: string; chunk: Counters }[] = [];
+  for (const [day, counters] of days) {
+    const entries = [...counters];
+    for (let start = 0; start < entries.length; start += MAX_TERMS)
+      updates.push({ day, chunk: new Map(entries.slice(start, start + MAX_TERMS)) });
+  }
+  let next = 0;
+  const lane = async () => {
+    while (next < updates.length) {
+      const { day, chunk } = updates[next++]!;
+      await deps.db.send(
+        new UpdateCommand({
+          TableName: deps.tables.main,
+          Key: dayKey(firmId, day),
+          ...addUpdate(chunk, day),
+        }),
+      );
+    }
+  };
+  await Promise.all(Array.from({ length: 8 }, lane));
+}
+
+/** BatchWriteItem in chunks of 25, retrying unprocessed items, a few batches at a time. */
+export async function batchWrite(
+  deps: Deps,
+  table: string,
+  requests: readonly Record<string, unknown>[],
+  width = 8,
+): Promise<void> {
+  const chunks: Record<string, unknown>[][] = [];
+  for (let i = 0; i < requests.length; i += 25) chunks.push(requests.slice(i, i + 25));
+  let next = 0;
+  const lane = async () => {
+    while (next < chunks.length) {
+      let pending = chunks[next++]!;
+      while (pending.length > 0) {
+        const result = await deps.db.send(
+          new BatchWriteCommand({ RequestItems: { [table]: pending as never } }),
+        );
+        pending = (result.UnprocessedItems?.[table] ?? []) as Record<string, unknown>[];
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: width }, lane));
+}
+
+/**
+ * Counters per UTC day of a period: whole days from their buckets, partial edge days from the facts of the
+ * jobs completed inside the period (so the edges are exact to the millisecond).
+ */
+export async function readPeriodCounters(deps: Deps, firmId: string, period: Period): Promise<DayCounters> {
+  const split = splitPeriod(period);
+  const days: DayCounters = new Map();
+  const reads: Promise<void>[] = [];
+  if (split.wholeDays) {
+    const { first, last } = split.wholeDays;
+    reads.push(
+      queryAll(deps.db, {
+        TableName: deps.tables.main,
+        KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+        ExpressionAttributeValues: {
+          ':pk': keys.firmPk(firmId),
+          ':from': `${AGG_DAY}${first}`,
+          ':to': `${AGG_DAY}${last}`,
+        },
+      }).then((items) => {
+        for (const item of items) {
+          const counters: Counters = new Map();
+          for (const [name, value] of Object.entries(item))
+            if (isCounterKey(name) && typeof value === 'number') counters.set(name, value);
+          const day = item.day as string;
+          addCounters(days.get(day) ?? days.set(day, new Map()).get(day)!, counters);
+        }
+      }),
+    );
+  }
+  for (const edge of split.partial) {
+    reads.push(
+      readFacts(deps, firmId, edge).then((facts) => {
+        for (const fact of facts) addFact(days, fact);
+      }),
+    );
+  }
+  await Promise.all(reads);
+  return days;
+}
+
+/** The facts of the jobs completed in [from, to]. */
+export async function readFacts(deps: Deps, firmId: string, period: Period): Promise<ReportingFact[]> {
+  const items = await queryAll(deps.db, {
+    TableName: deps.tables.main,
+    KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+    ExpressionAttributeValues: {
+      ':pk': keys.firmPk(firmId),
+      ':from': `${AGG_JOB}${new Date(period.from).toISOString()}`,
+      ':to': `${AGG_JOB}${new Date(period.to).toISOString()}#~`,
+    },
+  });
+  return items.map((item) => item.fact as ReportingFact);
+}
+
+export type AnchorRecord = Pick<
+  LedgerRecord,
+  'id' | 'sequenceNumber' | 'timestamp' | 'eventType' | 'chainHash'
+>;
+
+/** The first existing record at or after a sequence number (rows may be missing: deleted or not yet restored). */
+async function recordAtOrAfter(
+  deps: Deps,
+  firmId: string,
+  sequenceNumber: number,
+): Promise<AnchorRecord | null> {
+  const { Items = [] } = await deps.db.send(
+    new QueryCommand({
+      TableName: deps.tables.ledger,
+      KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+      ExpressionAttributeValues: {
+        ':pk': keys.firmPk(firmId),
+        ':from': `${SK_PREFIX.record}${padSequence(sequenceNumber)}`,
+        ':to': `${SK_PREFIX.record}~`,
+      },
+      ProjectionExpression: 'id, sequenceNumber, #ts, eventType, chainHash',
+      ExpressionAttributeNames: { '#ts': 'timestamp' },
+      Limit: 1,
+    }),
+  );
+  return (Items[0] as AnchorRecord | undefined) ?? null;
+}
+
+/** The last existing record at or before a sequence number. */
+async function recordAtOrBefore(
+  deps: Deps,
+  firmId: string,
+  sequenceNumber: number,
+): Promise<AnchorRecord | null> {
+  const { Items = [] } = await deps.db.send(
+    new QueryCommand({
+      TableName: deps.tables.ledger,
+      KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+      ExpressionAttributeValues: {
+        ':pk': keys.firmPk(firmId),
+        ':from': `${SK_PREFIX.record}${padSequence(1)}`,
+        ':to': `${SK_PREFIX.record}${padSequence(sequenceNumber)}`,
+      },
+      ProjectionExpression: 'id, sequenceNumber, #ts, eventType, chainHash',
+      ExpressionAttributeNames: { '#ts': 'timestamp' },
+      ScanIndexForward: false,
+      Limit: 1,
+    }),
+  );
+  return (Items[0] as AnchorRecord | undefined) ?? null;
+}
+
+/**
+ * The first record whose timestamp satisfies `reached` (a predicate that, along the chain, is false and
+ * then true: timestamps never go backwards), by binary search over sequence numbers: O(log n) queries.
+ */
+async function firstRecordWhere(
+  deps: Deps,
+  firmId: string,
+  lastSequence: number,
+  reached: (timestamp: number) => boolean,
+): Promise<AnchorRecord | null> {
+  let lo = 1;
+  let hi = lastSequence + 1;
+  let found: AnchorRecord | null = null;
+  while (lo < hi) {
+    const mid = Math.floor((lo + hi) / 2);
+    const probe = await recordAtOrAfter(deps, firmId, mid);
+    if (!probe) {
+      hi = mid;
+    } else if (reached(Date.parse(probe.timestamp))) {
+      found = probe;
+      hi = mid;
+    } else {
+      lo = probe.sequenceNumber + 1;
+    }
+  }
+  if (found && found.sequenceNumber >= lo) return found;
+  const at = lo <= lastSequence ? await recordAtOrAfter(deps, firmId, lo) : null;
+  return at && reached(Date.parse(at.timestamp)) ? at : null;
+}
+
+/** The first and last ledger records whose timestamps lie in the period (null when none does). */
+export async function ledgerRecordsBounding(
+  deps: Deps,
+  firmId: string,
+  lastSequence: number,
+  period: Period,
+): Promise<{ first: AnchorRecord; last: AnchorRecord } | null> {
+  if (lastSequence === 0) return null;
+  const [first, after] = await Promise.all([
+    firstRecordWhere(deps, firmId, lastSequence, (t) => t >= period.from),
+    firstRecordWhere(deps, firmId, lastSequence, (t) => t > period.to),
+  ]);
+  if (!first || Date.parse(first.timestamp) > period.to) return null;
+  const last = await recordAtOrBefore(deps, firmId, after ? after.sequenceNumber - 1 : lastSequence);
+  return last && last.sequenceNumber >= first.sequenceNumber ? { first, last } : null;
+}
+
+/** Attributes of a firm's jobs, every job (one paged query): O(jobs). */
+export async function projectJobs(
+  deps: Deps,
+  firmId: string,
+  attributes: readonly string[],
+  filter?: { expression: string; names: Record<string, string>; values: Record<string, unknown> },
+): Promise<Record<string, unknown>[]> {
+  const names: Record<string, string> = { ...filter?.names };
+  const projection = attributes.map((path) =>
+    path
+      .split('.')
+      .map((part) => {
+        const token = `#p_${part}`;
+        names[token] = part;
+        return token;
+      })
+      .join('.'),
+  );
+  return queryAll(deps.db, {
+    TableName: deps.tables.main,
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+    ExpressionAttributeValues: { ':pk': keys.firmPk(firmId), ':prefix': SK_PREFIX.job, ...filter?.values },
+    ExpressionAttributeNames: names,
+    ProjectionExpression: projection.join(', '),
+    ...(filter ? { FilterExpression: filter.expression } : {}),
+  });
+}
+
+/** Every job of the firm with this client reference (a filtered query over the firm's jobs). */
+export async function jobsByClientReference(
+  deps: Deps,
+  firmId: string,
+  clientReference: string,
+): Promise<ReviewJobItem[]> {
+  const items = await queryAll(deps.db, {
+    TableName: deps.tables.main,
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+    FilterExpression: 'clientReference = :ref',
+    ExpressionAttributeValues: {
+      ':pk': keys.firmPk(firmId),
+      ':prefix': SK_PREFIX.job,
+      ':ref': clientReference,
+    },
+  });
+  return items.map((item) => withoutKeys(item) as unknown as ReviewJobItem);
+}
