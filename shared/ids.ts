@@ -10,6 +10,8 @@ export const ID_PREFIX = {
   verification: 'ver',
   documentType: 'doctype',
   job: 'job',
+  webhook: 'wh',
+  webhookDelivery: 'whd',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIX;

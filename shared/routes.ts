@@ -5,6 +5,7 @@ import * as ledger from './routes/ledger.js';
 import * as platform from './routes/platform.js';
 import * as review from './routes/review.js';
 import * as users from './routes/users.js';
+import * as webhooks from './routes/webhooks.js';
 import type { HttpMethod, RouteDef } from './routes/route.js';
 
 /**
@@ -19,6 +20,7 @@ export const ROUTES: readonly RouteDef[] = [
   ...Object.values(users),
   ...Object.values(documentTypes),
   ...Object.values(review),
+  ...Object.values(webhooks),
 ] as RouteDef[];
 
 export interface HttpRoute {

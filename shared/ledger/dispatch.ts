@@ -1,6 +1,6 @@
 import type { QueueName } from '../ports/queue.js';
 import type { Deps } from '../runtime/deps.js';
-import type { LedgerEventType } from './event-types.js';
+import { WEBHOOK_EVENT_NAMES, type LedgerEventType } from './event-types.js';
 
 /** What a consumer of committed records receives: enough to find the record (and its row) again. */
 export interface RecordMessage {
@@ -21,7 +21,10 @@ export interface RecordSubscriber {
  * before its outbox entry is cleared, so a crash in between re-dispatches it on the next outbox sweep:
  * delivery is at least once, and every consumer must be idempotent (keyed by firm and sequence number).
  */
-export const RECORD_SUBSCRIBERS: readonly RecordSubscriber[] = [];
+export const RECORD_SUBSCRIBERS: readonly RecordSubscriber[] = [
+  // Webhook fan-out: every event with a webhook name (functions/workers/webhooks).
+  { queue: 'webhooks', wants: (eventType) => eventType in WEBHOOK_EVENT_NAMES },
+];
 
 /** Sends the record to every subscriber that wants it; throws when a send fails (the outbox keeps it). */
 export async function dispatchRecord(

@@ -34,6 +34,7 @@ export const ENV = {
   signingKeyId: 'SIGNING_KEY_ID',
   ledgerArchiveQueueUrl: 'LEDGER_ARCHIVE_QUEUE_URL',
   integrityVerifyQueueUrl: 'INTEGRITY_VERIFY_QUEUE_URL',
+  webhooksQueueUrl: 'WEBHOOKS_QUEUE_URL',
   oidcIssuer: 'OIDC_ISSUER',
   oidcAudience: 'OIDC_AUDIENCE',
   oidcJwksUrl: 'OIDC_JWKS_URL',
@@ -41,10 +42,17 @@ export const ENV = {
   dataDir: 'DATA_DIR',
   outboxGraceSeconds: 'OUTBOX_GRACE_SECONDS',
   verifyInlineMaxRecords: 'VERIFY_INLINE_MAX_RECORDS',
+  /** "true" lets webhooks use http/https on loopback: the embedded stack's default, never set in AWS. */
+  webhookAllowInsecureLoopback: 'WEBHOOK_ALLOW_INSECURE_LOOPBACK',
+  webhookMaxAttempts: 'WEBHOOK_MAX_ATTEMPTS',
+  webhookRetryBaseSeconds: 'WEBHOOK_RETRY_BASE_SECONDS',
+  webhookRetryMaxSeconds: 'WEBHOOK_RETRY_MAX_SECONDS',
+  webhookTimeoutMs: 'WEBHOOK_TIMEOUT_MS',
 } as const;
 
 /** The variable carrying each queue's URL; typed by QueueName, so a new queue cannot be forgotten. */
 export const QUEUE_URL_ENV: Record<QueueName, string> = {
   'ledger-archive': ENV.ledgerArchiveQueueUrl,
   'integrity-verify': ENV.integrityVerifyQueueUrl,
+  webhooks: ENV.webhooksQueueUrl,
 };

@@ -35,6 +35,17 @@ export const keys = {
     pk: `FIRM#${firmId}`,
     sk: `IAMODEL#${provider}#${version}`,
   }),
+  webhook: (firmId: string, webhookId: string) => ({ pk: `FIRM#${firmId}`, sk: `WEBHOOK#${webhookId}` }),
+  /** A delivery of one record to one endpoint: `WHDELIVERY#<webhookId>#<deliveryId>` (ULID: newest last). */
+  webhookDelivery: (firmId: string, webhookId: string, deliveryId: string) => ({
+    pk: `FIRM#${firmId}`,
+    sk: `WHDELIVERY#${webhookId}#${deliveryId}`,
+  }),
+  /** Exactly one delivery per (endpoint, record): `WHSEQ#<webhookId>#<12-digit sequence>` → {deliveryId}. */
+  webhookDeliveryMarker: (firmId: string, webhookId: string, sequenceNumber: number) => ({
+    pk: `FIRM#${firmId}`,
+    sk: `WHSEQ#${webhookId}#${padSequence(sequenceNumber)}`,
+  }),
   ledgerHead: (firmId: string) => ({ pk: `FIRM#${firmId}`, sk: 'HEAD' }),
   ledgerRecord: (firmId: string, sequenceNumber: number) => ({
     pk: `FIRM#${firmId}`,
@@ -55,6 +66,8 @@ export const SK_PREFIX = {
   job: 'JOB#',
   certificate: 'CERT#',
   documentType: 'DOCTYPE#',
+  webhook: 'WEBHOOK#',
+  webhookDelivery: (webhookId: string) => `WHDELIVERY#${webhookId}#`,
 } as const;
 
 /**
