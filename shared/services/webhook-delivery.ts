@@ -162,12 +162,15 @@ export async function attemptDelivery(
   const attempt = await post(endpoint, claimed, config);
   const outcome = await nextStep(deps, claimed, attempt, config);
   const recorded = await recordAttempt(deps, ref, message.token, attempt, outcome);
-  if (!recorded)
+  if (!recorded) {
     logger.warn('A webhook attempt outlived its lease; its result was not recorded', {
       deliveryId: claimed.id,
       attempt: attempt.attempt,
     });
-  else if (outcome.status === 'FAILED')
+    // Failing the message makes SQS hand it back: it re-claims the expired lease and attempts again.
+    throw new Error(`Lease of delivery ${claimed.id} expired during attempt ${attempt.attempt}`);
+  }
+  if (outcome.status === 'FAILED')
     logger.warn('Webhook delivery failed after its last attempt; dead-lettered (redeliver to retry)', {
       firmId: claimed.firmId,
       webhookId: claimed.webhookId,

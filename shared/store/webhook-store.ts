@@ -329,7 +329,8 @@ export function recordAttempt(
 
 /**
  * Starts a new round of attempts (redeliver): allowed once the delivery has finished (DELIVERED, FAILED,
- * CANCELLED), or when a PENDING one has waited past `staleBefore` (its queue message was lost).
+ * CANCELLED), or when a PENDING one has waited, or a DELIVERING one's lease ended, before `staleBefore`
+ * (its queue message was lost).
  */
 export function restartDelivery(
   deps: Deps,
@@ -342,10 +343,11 @@ export function restartDelivery(
     expression:
       'SET #status = :pending, #token = :token, roundAttempts = :zero, nextAttemptAt = :now, leaseUntil = :null',
     condition:
-      '(#status IN (:delivered, :failed, :cancelled) OR (#status = :pending AND nextAttemptAt < :stale))',
+      '(#status IN (:delivered, :failed, :cancelled) OR (#status = :pending AND nextAttemptAt < :stale) OR (#status = :delivering AND leaseUntil < :stale))',
     values: {
       ':token': token,
       ':pending': 'PENDING',
+      ':delivering': 'DELIVERING',
       ':delivered': 'DELIVERED',
       ':failed': 'FAILED',
       ':cancelled': 'CANCELLED',

@@ -1,7 +1,8 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { api, createFirm, type TestFirm } from './helpers.js';
+import { handleWebhookMessage } from '../../shared/services/webhook-delivery.js';
+import { api, createFirm, stackDeps, type TestFirm } from './helpers.js';
 
 /** What the receiver saw of one request. */
 interface Received {
@@ -302,6 +303,40 @@ describe('webhook delivery', () => {
       'redelivery logged',
     );
     expect(after.body.data[0].attemptLog).toHaveLength(4);
+  });
+
+  it('creates no second delivery and sends nothing again when a delivered record is dispatched again', async () => {
+    // A firm of its own: no other endpoint may have an attempt of its own in flight.
+    const quiet = await createFirm('LEDGER');
+    const { receiver: r, url } = await receiver();
+    const webhook = await register(quiet, url, ['firm-settings.updated'], r);
+    const record = await changeSettings(quiet);
+    await r.until(() => r.processed.includes(record.sequenceNumber), 'the record');
+    await eventually(
+      () => deliveries(quiet, webhook.id),
+      (response) => response.body.data[0]?.status === 'DELIVERED',
+      'delivered',
+    );
+    // What the outbox sweep does after a crash between dispatch and clearing the outbox entry: the worker
+    // receives the same record message again (run here against the stack's tables, with a recording queue).
+    const sent: unknown[] = [];
+    const deps = {
+      ...stackDeps(),
+      queue: {
+        send: async (_queue: string, message: unknown) => {
+          sent.push(message);
+        },
+      },
+    };
+    await handleWebhookMessage(deps, {
+      firmId: quiet.firmId,
+      sequenceNumber: record.sequenceNumber,
+      recordId: record.id,
+      eventType: 'FIRM_SETTINGS_UPDATED',
+    });
+    expect(sent).toEqual([]);
+    expect((await deliveries(quiet, webhook.id)).body.pagination.total).toBe(1);
+    expect(r.requests).toHaveLength(1);
   });
 
   it('retries an attempt that times out, and dead-letters (FAILED) once the attempts run out', async () => {
