@@ -77,6 +77,9 @@ const server = createApiServer({
 await new Promise<void>((listening) => server.listen(port, '127.0.0.1', listening));
 const baseUrl = `http://localhost:${(server.address() as AddressInfo).port}`;
 
+// A development stack: webhooks may target the developer's own machine (http or https on loopback). AWS
+// never sets this, so production refuses loopback and plain http.
+process.env.WEBHOOK_ALLOW_INSECURE_LOOPBACK ??= 'true';
 const queue = new LocalQueue();
 installDeps(createLocalDeps({ dataDir, dynamoEndpoint: dynamo.endpoint, baseUrl, queue }));
 

@@ -1,4 +1,5 @@
 import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
+import { RECORD_SUBSCRIBERS } from '../shared/ledger/dispatch.js';
 import type { Permissions, RouteDef } from '../shared/routes/route.js';
 import type { Auth } from './auth.js';
 import type { Data } from './data.js';
@@ -38,7 +39,13 @@ export function applyPermissions(
   if (permissions.uploads === 'write') data.grantUploadsWrite(fn);
   if (permissions.sign) signing.grantSign(fn);
   else if (permissions.publicKey) signing.grantPublicKey(fn);
-  for (const queue of permissions.queues ?? []) queues.grantSend(fn, queue);
+  // Whoever archives a record dispatches it to the record subscribers' queues (shared/ledger/dispatch.ts).
+  const dispatches = permissions.ledger !== undefined && permissions.ledger !== 'read';
+  const sendTo = new Set([
+    ...(permissions.queues ?? []),
+    ...(dispatches ? RECORD_SUBSCRIBERS.map((subscriber) => subscriber.queue) : []),
+  ]);
+  for (const queue of sendTo) queues.grantSend(fn, queue);
 }
 
 /**

@@ -14,6 +14,8 @@ export const ID_PREFIX = {
   incident: 'inc',
   remediation: 'rem',
   reportLog: 'rpt',
+  webhook: 'wh',
+  webhookDelivery: 'whd',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIX;

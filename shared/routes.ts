@@ -9,6 +9,7 @@ import * as platform from './routes/platform.js';
 import * as reportLog from './routes/report-log.js';
 import * as review from './routes/review.js';
 import * as users from './routes/users.js';
+import * as webhooks from './routes/webhooks.js';
 import type { HttpMethod, RouteDef } from './routes/route.js';
 
 /**
@@ -27,6 +28,7 @@ export const ROUTES: readonly RouteDef[] = [
   ...Object.values(incidents),
   ...Object.values(reportLog),
   ...Object.values(governanceReports),
+  ...Object.values(webhooks),
 ] as RouteDef[];
 
 export interface HttpRoute {

@@ -60,7 +60,7 @@ export const WORKERS: readonly WorkerDef[] = [
       visibilityTimeoutSeconds: 60,
     },
     // Archiving dispatches the record to its subscribers (shared/ledger/dispatch.ts).
-    permissions: { ledger: 'archive', immutable: 'write', queues: ['reporting'] },
+    permissions: { ledger: 'archive', immutable: 'write' },
     timeoutSeconds: 30,
   },
   {
@@ -91,5 +91,23 @@ export const WORKERS: readonly WorkerDef[] = [
     },
     permissions: { main: 'write', ledger: 'read' },
     timeoutSeconds: 30,
+  },
+  {
+    name: 'webhooks',
+    handler: 'functions/workers/webhooks',
+    description:
+      'Fans committed records out to subscribed webhook endpoints and runs signed delivery attempts with backoff',
+    trigger: {
+      kind: 'queue',
+      queue: 'webhooks',
+      batchSize: 10,
+      // Receiver failures are retried by re-queuing with a delay (see docs/architecture.md, Webhooks); these
+      // receives only retry our own failures (DynamoDB, SQS) before the message is dead-lettered.
+      maxReceiveCount: 5,
+      visibilityTimeoutSeconds: 90,
+    },
+    permissions: { main: 'write', ledger: 'read', queues: ['webhooks'] },
+    // A batch runs its attempts concurrently, each bounded by the 10 s delivery timeout.
+    timeoutSeconds: 60,
   },
 ];

@@ -1,6 +1,6 @@
 import type { QueueName } from '../ports/queue.js';
 import type { Deps } from '../runtime/deps.js';
-import type { LedgerEventType } from './event-types.js';
+import { WEBHOOK_EVENT_NAMES, type LedgerEventType } from './event-types.js';
 
 /** What a consumer of committed records receives: enough to find the record (and its row) again. */
 export interface RecordMessage {
@@ -24,6 +24,8 @@ export interface RecordSubscriber {
 export const RECORD_SUBSCRIBERS: readonly RecordSubscriber[] = [
   // Governance reports: each outcome record adds its completed job to the firm's reporting aggregates.
   { queue: 'reporting', wants: (eventType) => OUTCOME_EVENT_TYPES.includes(eventType) },
+  // Webhook fan-out: every event with a webhook name (functions/workers/webhooks).
+  { queue: 'webhooks', wants: (eventType) => eventType in WEBHOOK_EVENT_NAMES },
 ];
 
 /** The events that complete a review job (one per job). */

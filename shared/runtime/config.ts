@@ -35,6 +35,7 @@ export const ENV = {
   ledgerArchiveQueueUrl: 'LEDGER_ARCHIVE_QUEUE_URL',
   integrityVerifyQueueUrl: 'INTEGRITY_VERIFY_QUEUE_URL',
   reportingQueueUrl: 'REPORTING_QUEUE_URL',
+  webhooksQueueUrl: 'WEBHOOKS_QUEUE_URL',
   oidcIssuer: 'OIDC_ISSUER',
   oidcAudience: 'OIDC_AUDIENCE',
   oidcJwksUrl: 'OIDC_JWKS_URL',
@@ -42,6 +43,12 @@ export const ENV = {
   dataDir: 'DATA_DIR',
   outboxGraceSeconds: 'OUTBOX_GRACE_SECONDS',
   verifyInlineMaxRecords: 'VERIFY_INLINE_MAX_RECORDS',
+  /** "true" lets webhooks use http/https on loopback: the embedded stack's default, never set in AWS. */
+  webhookAllowInsecureLoopback: 'WEBHOOK_ALLOW_INSECURE_LOOPBACK',
+  webhookMaxAttempts: 'WEBHOOK_MAX_ATTEMPTS',
+  webhookRetryBaseSeconds: 'WEBHOOK_RETRY_BASE_SECONDS',
+  webhookRetryMaxSeconds: 'WEBHOOK_RETRY_MAX_SECONDS',
+  webhookTimeoutMs: 'WEBHOOK_TIMEOUT_MS',
 } as const;
 
 /** The variable carrying each queue's URL; typed by QueueName, so a new queue cannot be forgotten. */
@@ -49,4 +56,5 @@ export const QUEUE_URL_ENV: Record<QueueName, string> = {
   'ledger-archive': ENV.ledgerArchiveQueueUrl,
   'integrity-verify': ENV.integrityVerifyQueueUrl,
   reporting: ENV.reportingQueueUrl,
+  webhooks: ENV.webhooksQueueUrl,
 };

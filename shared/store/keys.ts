@@ -47,6 +47,17 @@ export const keys = {
     sk: `INC#${incidentId}#REM#${remediationId}`,
   }),
   reportLog: (firmId: string, entryId: string) => ({ pk: `FIRM#${firmId}`, sk: `REPORT#${entryId}` }),
+  webhook: (firmId: string, webhookId: string) => ({ pk: `FIRM#${firmId}`, sk: `WEBHOOK#${webhookId}` }),
+  /** A delivery of one record to one endpoint: `WHDELIVERY#<webhookId>#<deliveryId>` (ULID: newest last). */
+  webhookDelivery: (firmId: string, webhookId: string, deliveryId: string) => ({
+    pk: `FIRM#${firmId}`,
+    sk: `WHDELIVERY#${webhookId}#${deliveryId}`,
+  }),
+  /** Exactly one delivery per (endpoint, record): `WHSEQ#<webhookId>#<12-digit sequence>` → {deliveryId}. */
+  webhookDeliveryMarker: (firmId: string, webhookId: string, sequenceNumber: number) => ({
+    pk: `FIRM#${firmId}`,
+    sk: `WHSEQ#${webhookId}#${padSequence(sequenceNumber)}`,
+  }),
   ledgerHead: (firmId: string) => ({ pk: `FIRM#${firmId}`, sk: 'HEAD' }),
   ledgerRecord: (firmId: string, sequenceNumber: number) => ({
     pk: `FIRM#${firmId}`,
@@ -70,6 +81,8 @@ export const SK_PREFIX = {
   impactAssessment: 'IA#',
   incident: 'INC#',
   reportLog: 'REPORT#',
+  webhook: 'WEBHOOK#',
+  webhookDelivery: (webhookId: string) => `WHDELIVERY#${webhookId}#`,
 } as const;
 
 /**

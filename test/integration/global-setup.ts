@@ -9,7 +9,16 @@ export default async function globalSetup(): Promise<void> {
   const stack = await startStack({
     // A fast repair loop, so the crash-repair test does not wait a minute.
     // A small inline verification limit, so longer chains exercise the background path.
-    env: { OUTBOX_SWEEP_INTERVAL_SECONDS: '1', OUTBOX_GRACE_SECONDS: '2', VERIFY_INLINE_MAX_RECORDS: '60' },
+    // Webhook retries 1 s apart, four attempts, a 2 s delivery timeout: the retry tests take seconds.
+    env: {
+      OUTBOX_SWEEP_INTERVAL_SECONDS: '1',
+      OUTBOX_GRACE_SECONDS: '2',
+      VERIFY_INLINE_MAX_RECORDS: '60',
+      WEBHOOK_MAX_ATTEMPTS: '4',
+      WEBHOOK_RETRY_BASE_SECONDS: '1',
+      WEBHOOK_RETRY_MAX_SECONDS: '1',
+      WEBHOOK_TIMEOUT_MS: '2000',
+    },
   });
   globalThis.__GLS_STACK__ = stack;
   // Test workers start after global setup and inherit the environment.

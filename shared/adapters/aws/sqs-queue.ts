@@ -1,5 +1,5 @@
 import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import type { Queue, QueueName } from '../../ports/queue.js';
+import { checkedDelay, type Queue, type QueueName, type SendOptions } from '../../ports/queue.js';
 
 /** Sends JSON messages to the SQS queue that `urlOf` names for each logical queue. */
 export class SqsQueue implements Queue {
@@ -8,9 +8,14 @@ export class SqsQueue implements Queue {
     private readonly urlOf: (queue: QueueName) => string,
   ) {}
 
-  async send(queue: QueueName, message: unknown): Promise<void> {
+  async send(queue: QueueName, message: unknown, options?: SendOptions): Promise<void> {
+    const delay = checkedDelay(options);
     await this.client.send(
-      new SendMessageCommand({ QueueUrl: this.urlOf(queue), MessageBody: JSON.stringify(message) }),
+      new SendMessageCommand({
+        QueueUrl: this.urlOf(queue),
+        MessageBody: JSON.stringify(message),
+        ...(delay > 0 ? { DelaySeconds: delay } : {}),
+      }),
     );
   }
 }

@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import type { Queue, QueueName } from '../../ports/queue.js';
+import { checkedDelay, type Queue, type QueueName, type SendOptions } from '../../ports/queue.js';
 
 export type QueueWorker = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse | void>;
 
@@ -50,7 +50,8 @@ export class LocalQueue implements Queue {
     this.workers.set(queue, worker);
   }
 
-  async send(queue: QueueName, message: unknown): Promise<void> {
+  async send(queue: QueueName, message: unknown, options?: SendOptions): Promise<void> {
+    const delaySeconds = checkedDelay(options);
     if (this.closed) throw new Error('Queue is closed');
     const pending: Pending = {
       messageId: randomUUID(),
@@ -58,7 +59,7 @@ export class LocalQueue implements Queue {
       sentAt: Date.now(),
       receiveCount: 0,
     };
-    this.schedule(queue, pending, 0);
+    this.schedule(queue, pending, delaySeconds * 1000);
   }
 
   deadLetterList(): readonly DeadLetter[] {

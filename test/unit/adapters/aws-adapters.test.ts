@@ -127,4 +127,17 @@ describe('SqsQueue', () => {
       MessageBody: '{"a":1}',
     });
   });
+
+  it('passes a delay as DelaySeconds (the backoff of a webhook retry) and refuses one beyond 900 s', async () => {
+    sqs.on(SendMessageCommand).resolves({ MessageId: '1' });
+    const queue = new SqsQueue(new SQSClient({}), (name) => `https://sqs/${name}`);
+    await queue.send('webhooks', { b: 2 }, { delaySeconds: 120 });
+    expect(sqs.commandCalls(SendMessageCommand)[0]!.args[0].input).toEqual({
+      QueueUrl: 'https://sqs/webhooks',
+      MessageBody: '{"b":2}',
+      DelaySeconds: 120,
+    });
+    await expect(queue.send('webhooks', {}, { delaySeconds: 901 })).rejects.toThrow(RangeError);
+    expect(sqs.commandCalls(SendMessageCommand)).toHaveLength(1);
+  });
 });

@@ -1,4 +1,5 @@
 import type { SQSEvent } from 'aws-lambda';
+import { jest } from '@jest/globals';
 import { LocalQueue } from '../../../shared/adapters/local/local-queue.js';
 
 describe('LocalQueue', () => {
@@ -49,6 +50,33 @@ describe('LocalQueue', () => {
         lastError: 'Reported as a batch item failure',
       }),
     ]);
+  });
+
+  it('holds a delayed message back for its delay, like SQS DelaySeconds', async () => {
+    jest.useFakeTimers();
+    try {
+      const queue = new LocalQueue();
+      const bodies: string[] = [];
+      queue.register('webhooks', async (event) => {
+        bodies.push(event.Records[0]!.body);
+      });
+      await queue.send('webhooks', { later: true }, { delaySeconds: 2 });
+      await queue.send('webhooks', { now: true });
+      await jest.advanceTimersByTimeAsync(1999);
+      expect(bodies).toEqual(['{"now":true}']);
+      await jest.advanceTimersByTimeAsync(1);
+      expect(bodies).toEqual(['{"now":true}', '{"later":true}']);
+      await queue.close();
+    } finally {
+      jest.useRealTimers();
+    }
+  });
+
+  it('refuses a delay SQS would refuse', async () => {
+    const queue = new LocalQueue();
+    await expect(queue.send('webhooks', {}, { delaySeconds: 901 })).rejects.toThrow(RangeError);
+    await expect(queue.send('webhooks', {}, { delaySeconds: 1.5 })).rejects.toThrow(RangeError);
+    await queue.close();
   });
 
   it('dead-letters messages for a queue without a worker, and refuses work once closed', async () => {

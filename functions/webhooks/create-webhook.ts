@@ -1,0 +1,7 @@
+import { created, defineHandler } from '../../shared/http/handler.js';
+import { createWebhook } from '../../shared/routes/webhooks.js';
+import { registerWebhook } from '../../shared/services/webhooks.js';
+
+export const handler = defineHandler(createWebhook, async ({ deps, principal, body }) =>
+  created(await registerWebhook(deps, principal.firmId, body)),
+);

@@ -1,0 +1,8 @@
+import { defineHandler, noContent } from '../../shared/http/handler.js';
+import { deactivateWebhook } from '../../shared/routes/webhooks.js';
+import { deactivate } from '../../shared/services/webhooks.js';
+
+export const handler = defineHandler(deactivateWebhook, async ({ deps, principal, params }) => {
+  await deactivate(deps, principal.firmId, params.id);
+  return noContent();
+});

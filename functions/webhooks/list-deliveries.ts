@@ -1,0 +1,7 @@
+import { defineHandler, ok } from '../../shared/http/handler.js';
+import { listWebhookDeliveries } from '../../shared/routes/webhooks.js';
+import { deliveryLog } from '../../shared/services/webhooks.js';
+
+export const handler = defineHandler(listWebhookDeliveries, async ({ deps, principal, params, query }) =>
+  ok(await deliveryLog(deps, principal.firmId, params.id, query)),
+);

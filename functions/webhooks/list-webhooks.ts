@@ -1,0 +1,7 @@
+import { defineHandler, ok } from '../../shared/http/handler.js';
+import { listWebhooks } from '../../shared/routes/webhooks.js';
+import { firmWebhooks } from '../../shared/services/webhooks.js';
+
+export const handler = defineHandler(listWebhooks, async ({ deps, principal }) =>
+  ok(await firmWebhooks(deps, principal.firmId)),
+);

@@ -1,0 +1,98 @@
+import { z } from 'zod';
+import { isSubscribableEvent, SUBSCRIBABLE_EVENTS, unsubscribableReason } from '../domain/webhooks/events.js';
+import type { WebhookEventName } from '../domain/webhooks/events.js';
+import { MAX_WEBHOOK_URL_LENGTH } from '../domain/webhooks/url-policy.js';
+import { DELIVERY_STATUSES } from '../store/webhook-store.js';
+import { PageQuery, paged, Timestamp } from './common.js';
+import { uniqueArray } from './unique-items.js';
+
+const EventName = z
+  .string()
+  .max(100)
+  .meta({ enum: [...SUBSCRIBABLE_EVENTS], description: 'A subscribable webhook event name' });
+
+/** The subscribed events: at least one, no repeats, each one of the twelve names (each bad one reported). */
+const EventNames = uniqueArray(EventName, 'event name')
+  .min(1, 'Subscribe to at least one event')
+  .superRefine((names, context) => {
+    names.forEach((name, index) => {
+      if (!isSubscribableEvent(name))
+        context.addIssue({ code: 'custom', path: [index], message: unsubscribableReason(name) });
+    });
+  })
+  .transform((names) => names as WebhookEventName[]);
+
+export const CreateWebhookBody = z.strictObject({
+  url: z.string().min(1).max(MAX_WEBHOOK_URL_LENGTH).meta({
+    format: 'uri',
+    description:
+      'https URL on a public address (private, loopback, link-local and metadata addresses are refused, also when a host name resolves to one at delivery time). The embedded development stack also accepts http on 127.0.0.1 and localhost.',
+  }),
+  events: EventNames,
+});
+
+export const Webhook = z
+  .object({
+    id: z.string(),
+    firmId: z.string(),
+    url: z.string(),
+    secret: z
+      .string()
+      .meta({ description: 'HMAC-SHA256 key of X-Service-Signature; returned on create and list' }),
+    events: z.array(z.string()),
+    isActive: z
+      .boolean()
+      .meta({ description: 'False once deactivated; deactivated endpoints receive nothing' }),
+    createdAt: Timestamp,
+    deactivatedAt: Timestamp.nullable(),
+  })
+  .meta({ id: 'Webhook' });
+
+export const WebhookIdParam = z.object({ id: z.string().min(1).max(200) });
+export const DeliveryParams = z.object({
+  id: z.string().min(1).max(200),
+  deliveryId: z.string().min(1).max(200),
+});
+
+export const DeliveriesQuery = PageQuery.extend({
+  status: z
+    .enum(DELIVERY_STATUSES)
+    .optional()
+    .meta({ description: 'Only deliveries in this state (FAILED lists the dead letters)' }),
+});
+
+const DeliveryAttempt = z
+  .object({
+    attempt: z.number().int().meta({ description: 'Number of the attempt over the delivery’s life, from 1' }),
+    startedAt: Timestamp,
+    durationMs: z.number().int(),
+    statusCode: z.number().int().nullable().meta({ description: 'Null when no HTTP status came back' }),
+    error: z.string().nullable().meta({ description: 'Why the attempt failed; null on a 2xx' }),
+  })
+  .meta({ id: 'WebhookDeliveryAttempt' });
+
+export const WebhookDelivery = z
+  .object({
+    id: z.string(),
+    webhookId: z.string(),
+    recordId: z.string(),
+    sequenceNumber: z.number().int(),
+    eventType: z.string(),
+    event: z.string().meta({ description: 'Webhook event name (X-Service-Event)' }),
+    status: z.enum(DELIVERY_STATUSES).meta({
+      description:
+        'PENDING: an attempt is queued; DELIVERING: one is running; DELIVERED: a 2xx came back; FAILED: retries exhausted (dead letter; redeliver to retry); CANCELLED: the endpoint was deactivated first',
+    }),
+    attempts: z.number().int(),
+    lastStatusCode: z.number().int().nullable(),
+    lastError: z.string().nullable(),
+    createdAt: Timestamp,
+    lastAttemptAt: Timestamp.nullable(),
+    nextAttemptAt: Timestamp.nullable(),
+    deliveredAt: Timestamp.nullable(),
+    attemptLog: z.array(DeliveryAttempt),
+    payload: z.record(z.string(), z.unknown()).meta({ description: 'The delivered body (flat envelope)' }),
+  })
+  .meta({ id: 'WebhookDelivery' });
+
+export const WebhookDeliveryPage = paged(WebhookDelivery, 'WebhookDeliveryPage');

@@ -1,0 +1,161 @@
+import { randomUUID } from 'node:crypto';
+import { lookup } from 'node:dns/promises';
+import { forbiddenAddressReason } from '../domain/webhooks/address-policy.js';
+import { generateWebhookSecret } from '../domain/webhooks/delivery.js';
+import type { WebhookEventName } from '../domain/webhooks/events.js';
+import { checkWebhookUrl, type UrlPolicy } from '../domain/webhooks/url-policy.js';
+import { ConflictError, NotFoundError, ValidationError } from '../errors.js';
+import { newId } from '../ids.js';
+import { isoNow } from '../ports/clock.js';
+import type { Deps } from '../runtime/deps.js';
+import {
+  deactivateWebhook,
+  getDelivery,
+  getWebhook,
+  listDeliveries,
+  listWebhooks,
+  putWebhook,
+  restartDelivery,
+  type DeliveryStatus,
+  type WebhookDeliveryItem,
+  type WebhookItem,
+} from '../store/webhook-store.js';
+import type { Page } from './ledger-queries.js';
+import { webhookConfig } from './webhook-config.js';
+import { queueAttempt } from './webhook-delivery.js';
+
+/** A PENDING delivery whose next attempt is this late lost its queue message; redeliver may restart it. */
+const STALE_PENDING_MS = 30 * 60_000;
+
+export function presentWebhook(webhook: WebhookItem) {
+  const { id, firmId, url, secret, events, isActive, createdAt, deactivatedAt } = webhook;
+  return { id, firmId, url, secret, events, isActive, createdAt, deactivatedAt };
+}
+
+export function presentDelivery(delivery: WebhookDeliveryItem) {
+  return {
+    id: delivery.id,
+    webhookId: delivery.webhookId,
+    recordId: delivery.recordId,
+    sequenceNumber: delivery.sequenceNumber,
+    eventType: delivery.eventType,
+    event: delivery.event,
+    status: delivery.status,
+    attempts: delivery.attempts,
+    lastStatusCode: delivery.lastStatusCode,
+    lastError: delivery.lastError,
+    createdAt: delivery.createdAt,
+    lastAttemptAt: delivery.lastAttemptAt,
+    nextAttemptAt: delivery.nextAttemptAt,
+    deliveredAt: delivery.deliveredAt,
+    attemptLog: delivery.attemptLog,
+    payload: JSON.parse(delivery.body) as Record<string, unknown>,
+  };
+}
+
+const refused = (reason: string) =>
+  new ValidationError(`Webhook URL refused: it ${reason}`, [{ path: 'body.url', message: `URL ${reason}` }]);
+
+/**
+ * The URL rules at registration: scheme, credentials and literal host (checkWebhookUrl), then every address
+ * the host name resolves to now. Deliveries check the connected address again, every time.
+ */
+export async function assertRegistrableUrl(raw: string, policy: UrlPolicy): Promise<void> {
+  const checked = checkWebhookUrl(raw, policy);
+  if (!checked.ok) throw refused(checked.reason);
+  if (checked.ipLiteral !== null || checked.host === 'localhost' || checked.host.endsWith('.localhost'))
+    return;
+  let addresses: { address: string }[];
+  try {
+    addresses = await lookup(checked.host, { all: true, verbatim: true });
+  } catch {
+    throw refused(`names a host that does not resolve (${checked.host})`);
+  }
+  for (const { address } of addresses) {
+    const reason = forbiddenAddressReason(address, { allowLoopback: policy.allowInsecureLoopback });
+    if (reason !== null) throw refused(`names a host that resolves to ${address}, ${reason}`);
+  }
+}
+
+export async function registerWebhook(
+  deps: Deps,
+  firmId: string,
+  input: { url: string; events: WebhookEventName[] },
+) {
+  await assertRegistrableUrl(input.url, webhookConfig().policy);
+  const webhook: WebhookItem = {
+    id: newId('webhook'),
+    firmId,
+    url: input.url,
+    secret: generateWebhookSecret(),
+    events: input.events,
+    isActive: true,
+    createdAt: isoNow(deps.clock),
+    deactivatedAt: null,
+  };
+  await putWebhook(deps, webhook);
+  return presentWebhook(webhook);
+}
+
+/** Every endpoint of the firm, active and deactivated, oldest first. */
+export async function firmWebhooks(deps: Deps, firmId: string) {
+  const webhooks = await listWebhooks(deps, firmId);
+  return webhooks.sort((a, b) => a.id.localeCompare(b.id)).map(presentWebhook);
+}
+
+export async function deactivate(deps: Deps, firmId: string, webhookId: string): Promise<void> {
+  if (!(await deactivateWebhook(deps, firmId, webhookId, isoNow(deps.clock))))
+    throw new NotFoundError('Webhook not found');
+}
+
+async function requireWebhook(deps: Deps, firmId: string, webhookId: string): Promise<WebhookItem> {
+  const webhook = await getWebhook(deps, firmId, webhookId);
+  if (!webhook) throw new NotFoundError('Webhook not found');
+  return webhook;
+}
+
+/** An endpoint's delivery log, newest first, optionally one status (FAILED: its dead letters). */
+export async function deliveryLog(
+  deps: Deps,
+  firmId: string,
+  webhookId: string,
+  query: { page: number; pageSize: number; status?: DeliveryStatus },
+): Promise<Page<ReturnType<typeof presentDelivery>>> {
+  await requireWebhook(deps, firmId, webhookId);
+  const all = await listDeliveries(deps, firmId, webhookId);
+  const matching = query.status ? all.filter((d) => d.status === query.status) : all;
+  const start = (query.page - 1) * query.pageSize;
+  return {
+    data: matching.slice(start, start + query.pageSize).map(presentDelivery),
+    pagination: {
+      page: query.page,
+      pageSize: query.pageSize,
+      total: matching.length,
+      totalPages: Math.ceil(matching.length / query.pageSize),
+    },
+  };
+}
+
+/**
+ * Starts a new round of attempts of a finished delivery (same body, same signature, same sequence number,
+ * so a receiver that already has it deduplicates it). Refused for a deactivated endpoint and while an
+ * attempt is queued or running.
+ */
+export async function redeliver(deps: Deps, firmId: string, webhookId: string, deliveryId: string) {
+  const webhook = await requireWebhook(deps, firmId, webhookId);
+  const delivery = await getDelivery(deps, firmId, webhookId, deliveryId);
+  if (!delivery) throw new NotFoundError('Delivery not found');
+  if (!webhook.isActive) throw new ConflictError('The webhook is deactivated; it receives nothing');
+  const now = deps.clock.now();
+  const token = randomUUID();
+  const restarted = await restartDelivery(
+    deps,
+    { firmId, webhookId, id: deliveryId },
+    token,
+    now.toISOString(),
+    new Date(now.getTime() - STALE_PENDING_MS).toISOString(),
+  );
+  if (!restarted) throw new ConflictError('An attempt of this delivery is already queued or running');
+  await queueAttempt(deps, { firmId, webhookId, deliveryId, token });
+  return presentDelivery(restarted);
+}

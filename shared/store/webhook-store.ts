@@ -1,0 +1,360 @@
+import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { GetCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { WebhookEventName } from '../domain/webhooks/events.js';
+import type { LedgerEventType } from '../ledger/event-types.js';
+import type { Deps } from '../runtime/deps.js';
+import { queryAll, withoutKeys } from './dynamo.js';
+import { keys, SK_PREFIX } from './keys.js';
+
+export interface WebhookItem {
+  id: string;
+  firmId: string;
+  url: string;
+  /** HMAC key of the deliveries. Stored as is (it must sign), encrypted at rest like the whole table. */
+  secret: string;
+  events: WebhookEventName[];
+  isActive: boolean;
+  createdAt: string;
+  deactivatedAt: string | null;
+}
+
+/**
+ * PENDING: an attempt is queued (the message carrying `token` may claim it). DELIVERING: an attempt holds
+ * the lease until `leaseUntil`. DELIVERED: a 2xx came back. FAILED: the round's attempts are exhausted (the
+ * dead letter; redeliver starts a new round). CANCELLED: the endpoint was deactivated before an attempt.
+ */
+export type DeliveryStatus = 'PENDING' | 'DELIVERING' | 'DELIVERED' | 'FAILED' | 'CANCELLED';
+export const DELIVERY_STATUSES = ['PENDING', 'DELIVERING', 'DELIVERED', 'FAILED', 'CANCELLED'] as const;
+
+export interface DeliveryAttempt {
+  attempt: number;
+  startedAt: string;
+  durationMs: number;
+  /** The receiver's HTTP status, or null when none came back (refused address, connection error, timeout). */
+  statusCode: number | null;
+  error: string | null;
+}
+
+export interface WebhookDeliveryItem {
+  id: string;
+  firmId: string;
+  webhookId: string;
+  recordId: string;
+  sequenceNumber: number;
+  eventType: LedgerEventType;
+  event: WebhookEventName;
+  /** The exact request body, fixed at fan-out: every attempt and redelivery sends the same bytes. */
+  body: string;
+  status: DeliveryStatus;
+  /** Only the queue message carrying this token may start the next attempt; null when none is queued. */
+  token: string | null;
+  leaseUntil: string | null;
+  /** Attempts over the delivery's life; roundAttempts counts those since the last (re)delivery request. */
+  attempts: number;
+  roundAttempts: number;
+  attemptLog: DeliveryAttempt[];
+  lastStatusCode: number | null;
+  lastError: string | null;
+  createdAt: string;
+  lastAttemptAt: string | null;
+  nextAttemptAt: string | null;
+  deliveredAt: string | null;
+}
+
+export async function putWebhook(deps: Deps, webhook: WebhookItem): Promise<void> {
+  await deps.db.send(
+    new PutCommand({
+      TableName: deps.tables.main,
+      Item: { ...keys.webhook(webhook.firmId, webhook.id), ...webhook },
+      ConditionExpression: 'attribute_not_exists(pk)',
+    }),
+  );
+}
+
+/** Strongly consistent: a delivery attempt must see a deactivation made a moment ago. */
+export async function getWebhook(deps: Deps, firmId: string, webhookId: string): Promise<WebhookItem | null> {
+  const { Item } = await deps.db.send(
+    new GetCommand({
+      TableName: deps.tables.main,
+      Key: keys.webhook(firmId, webhookId),
+      ConsistentRead: true,
+    }),
+  );
+  return Item ? (withoutKeys(Item) as unknown as WebhookItem) : null;
+}
+
+export async function listWebhooks(deps: Deps, firmId: string): Promise<WebhookItem[]> {
+  const items = await queryAll(deps.db, {
+    TableName: deps.tables.main,
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+    ExpressionAttributeValues: { ':pk': keys.firmPk(firmId), ':prefix': SK_PREFIX.webhook },
+    ConsistentRead: true,
+  });
+  return items.map((item) => withoutKeys(item) as unknown as WebhookItem);
+}
+
+/** Sets isActive false (idempotent; the first deactivatedAt is kept). False when the webhook is unknown. */
+export async function deactivateWebhook(
+  deps: Deps,
+  firmId: string,
+  webhookId: string,
+  at: string,
+): Promise<boolean> {
+  try {
+    await deps.db.send(
+      new UpdateCommand({
+        TableName: deps.tables.main,
+        Key: keys.webhook(firmId, webhookId),
+        UpdateExpression: 'SET isActive = :false, deactivatedAt = :at',
+        ConditionExpression: 'attribute_exists(pk) AND isActive = :true',
+        ExpressionAttributeValues: { ':false': false, ':true': true, ':at': at },
+      }),
+    );
+    return true;
+  } catch (error) {
+    // Unknown, or already deactivated (the first deactivatedAt stands).
+    if (error instanceof ConditionalCheckFailedException)
+      return (await getWebhook(deps, firmId, webhookId)) !== null;
+    throw error;
+  }
+}
+
+/**
+ * Creates the delivery of one record to one endpoint, with the (endpoint, sequence number) marker that makes
+ * it unique: 'exists' when an earlier fan-out of the same record already created it.
+ */
+export async function createDelivery(
+  deps: Deps,
+  delivery: WebhookDeliveryItem,
+): Promise<'created' | 'exists'> {
+  try {
+    await deps.db.send(
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            Put: {
+              TableName: deps.tables.main,
+              Item: {
+                ...keys.webhookDeliveryMarker(delivery.firmId, delivery.webhookId, delivery.sequenceNumber),
+                deliveryId: delivery.id,
+              },
+              ConditionExpression: 'attribute_not_exists(pk)',
+            },
+          },
+          {
+            Put: {
+              TableName: deps.tables.main,
+              Item: {
+                ...keys.webhookDelivery(delivery.firmId, delivery.webhookId, delivery.id),
+                ...delivery,
+              },
+              ConditionExpression: 'attribute_not_exists(pk)',
+            },
+          },
+        ],
+      }),
+    );
+    return 'created';
+  } catch (error) {
+    if (
+      error instanceof TransactionCanceledException &&
+      error.CancellationReasons?.[0]?.Code === 'ConditionalCheckFailed'
+    )
+      return 'exists';
+    throw error;
+  }
+}
+
+export async function getDeliveryIdFor(
+  deps: Deps,
+  firmId: string,
+  webhookId: string,
+  sequenceNumber: number,
+): Promise<string | null> {
+  const { Item } = await deps.db.send(
+    new GetCommand({
+      TableName: deps.tables.main,
+      Key: keys.webhookDeliveryMarker(firmId, webhookId, sequenceNumber),
+      ConsistentRead: true,
+    }),
+  );
+  return Item ? (Item.deliveryId as string) : null;
+}
+
+export async function getDelivery(
+  deps: Deps,
+  firmId: string,
+  webhookId: string,
+  deliveryId: string,
+): Promise<WebhookDeliveryItem | null> {
+  const { Item } = await deps.db.send(
+    new GetCommand({
+      TableName: deps.tables.main,
+      Key: keys.webhookDelivery(firmId, webhookId, deliveryId),
+      ConsistentRead: true,
+    }),
+  );
+  return Item ? (withoutKeys(Item) as unknown as WebhookDeliveryItem) : null;
+}
+
+/** Every delivery of an endpoint, newest first (delivery ids are ULIDs). */
+export async function listDeliveries(
+  deps: Deps,
+  firmId: string,
+  webhookId: string,
+): Promise<WebhookDeliveryItem[]> {
+  const items = await queryAll(deps.db, {
+    TableName: deps.tables.main,
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+    ExpressionAttributeValues: {
+      ':pk': keys.firmPk(firmId),
+      ':prefix': SK_PREFIX.webhookDelivery(webhookId),
+    },
+    ScanIndexForward: false,
+  });
+  return items.map((item) => withoutKeys(item) as unknown as WebhookDeliveryItem);
+}
+
+export type DeliveryKey = Pick<WebhookDeliveryItem, 'firmId' | 'webhookId' | 'id'>;
+
+const keyOf = (d: DeliveryKey) => keys.webhookDelivery(d.firmId, d.webhookId, d.id);
+
+/** Runs a conditional update; null when its condition fails (the item as it is now is then re-read). */
+async function conditionalUpdate(
+  deps: Deps,
+  delivery: DeliveryKey,
+  update: { expression: string; condition: string; values: Record<string, unknown> },
+): Promise<WebhookDeliveryItem | null> {
+  try {
+    const { Attributes } = await deps.db.send(
+      new UpdateCommand({
+        TableName: deps.tables.main,
+        Key: keyOf(delivery),
+        UpdateExpression: update.expression,
+        ConditionExpression: `attribute_exists(pk) AND ${update.condition}`,
+        ExpressionAttributeNames: { '#status': 'status', '#token': 'token' },
+        ExpressionAttributeValues: update.values,
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return withoutKeys(Attributes!) as unknown as WebhookDeliveryItem;
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException) return null;
+    throw error;
+  }
+}
+
+/** The message's token may start an attempt: a PENDING delivery, or one whose last attempt's lease ran out. */
+const CLAIMABLE = '#token = :token AND (#status = :pending OR (#status = :delivering AND leaseUntil < :now))';
+
+/** Takes the lease for one attempt (counting it); null when the token is stale or another attempt runs. */
+export function claimDelivery(
+  deps: Deps,
+  delivery: DeliveryKey,
+  token: string,
+  now: string,
+  leaseUntil: string,
+): Promise<WebhookDeliveryItem | null> {
+  return conditionalUpdate(deps, delivery, {
+    expression:
+      'SET #status = :delivering, leaseUntil = :lease, attempts = attempts + :one, roundAttempts = roundAttempts + :one, lastAttemptAt = :now, nextAttemptAt = :null',
+    condition: CLAIMABLE,
+    values: {
+      ':token': token,
+      ':pending': 'PENDING',
+      ':delivering': 'DELIVERING',
+      ':now': now,
+      ':lease': leaseUntil,
+      ':one': 1,
+      ':null': null,
+    },
+  });
+}
+
+/** The endpoint was deactivated: the queued attempt is dropped and nothing more is queued. */
+export function cancelDelivery(
+  deps: Deps,
+  delivery: DeliveryKey,
+  token: string,
+  now: string,
+): Promise<WebhookDeliveryItem | null> {
+  return conditionalUpdate(deps, delivery, {
+    expression:
+      'SET #status = :cancelled, #token = :null, leaseUntil = :null, nextAttemptAt = :null, lastError = :why',
+    condition: CLAIMABLE,
+    values: {
+      ':token': token,
+      ':pending': 'PENDING',
+      ':delivering': 'DELIVERING',
+      ':now': now,
+      ':cancelled': 'CANCELLED',
+      ':null': null,
+      ':why': 'Endpoint deactivated; no further attempts',
+    },
+  });
+}
+
+export type AttemptOutcome =
+  | { status: 'DELIVERED' }
+  | { status: 'PENDING'; nextToken: string; nextAttemptAt: string }
+  | { status: 'FAILED' };
+
+/** Records an attempt this worker holds the lease for, and what comes next. */
+export function recordAttempt(
+  deps: Deps,
+  delivery: DeliveryKey,
+  token: string,
+  attempt: DeliveryAttempt,
+  outcome: AttemptOutcome,
+): Promise<WebhookDeliveryItem | null> {
+  return conditionalUpdate(deps, delivery, {
+    expression:
+      'SET #status = :status, #token = :next, leaseUntil = :null, nextAttemptAt = :nextAt, lastStatusCode = :code, lastError = :error, deliveredAt = :deliveredAt, attemptLog = list_append(if_not_exists(attemptLog, :empty), :entry)',
+    condition: '#token = :token AND #status = :delivering',
+    values: {
+      ':token': token,
+      ':delivering': 'DELIVERING',
+      ':status': outcome.status,
+      ':next': outcome.status === 'PENDING' ? outcome.nextToken : null,
+      ':nextAt': outcome.status === 'PENDING' ? outcome.nextAttemptAt : null,
+      ':null': null,
+      ':code': attempt.statusCode,
+      ':error': attempt.error,
+      ':deliveredAt': outcome.status === 'DELIVERED' ? attempt.startedAt : null,
+      ':empty': [],
+      ':entry': [attempt],
+    },
+  });
+}
+
+/**
+ * Starts a new round of attempts (redeliver): allowed once the delivery has finished (DELIVERED, FAILED,
+ * CANCELLED), or when a PENDING one has waited, or a DELIVERING one's lease ended, before `staleBefore`
+ * (its queue message was lost).
+ */
+export function restartDelivery(
+  deps: Deps,
+  delivery: DeliveryKey,
+  token: string,
+  now: string,
+  staleBefore: string,
+): Promise<WebhookDeliveryItem | null> {
+  return conditionalUpdate(deps, delivery, {
+    expression:
+      'SET #status = :pending, #token = :token, roundAttempts = :zero, nextAttemptAt = :now, leaseUntil = :null',
+    condition:
+      '(#status IN (:delivered, :failed, :cancelled) OR (#status = :pending AND nextAttemptAt < :stale) OR (#status = :delivering AND leaseUntil < :stale))',
+    values: {
+      ':token': token,
+      ':pending': 'PENDING',
+      ':delivering': 'DELIVERING',
+      ':delivered': 'DELIVERED',
+      ':failed': 'FAILED',
+      ':cancelled': 'CANCELLED',
+      ':now': now,
+      ':stale': staleBefore,
+      ':zero': 0,
+      ':null': null,
+    },
+  });
+}
