@@ -41,6 +41,8 @@ export const ENV = {
   dataDir: 'DATA_DIR',
   outboxGraceSeconds: 'OUTBOX_GRACE_SECONDS',
   verifyInlineMaxRecords: 'VERIFY_INLINE_MAX_RECORDS',
+  /** Age (seconds) of a recorded review decision without its outcome record before the sweep finishes it. */
+  completionRepairGraceSeconds: 'COMPLETION_REPAIR_GRACE_SECONDS',
 } as const;
 
 /** The variable carrying each queue's URL; typed by QueueName, so a new queue cannot be forgotten. */

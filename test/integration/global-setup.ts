@@ -9,7 +9,14 @@ export default async function globalSetup(): Promise<void> {
   const stack = await startStack({
     // A fast repair loop, so the crash-repair test does not wait a minute.
     // A small inline verification limit, so longer chains exercise the background path.
-    env: { OUTBOX_SWEEP_INTERVAL_SECONDS: '1', OUTBOX_GRACE_SECONDS: '2', VERIFY_INLINE_MAX_RECORDS: '60' },
+    // A fast SLA sweep and completion repair, so the review tests see breaches and repairs in seconds.
+    env: {
+      OUTBOX_SWEEP_INTERVAL_SECONDS: '1',
+      OUTBOX_GRACE_SECONDS: '2',
+      VERIFY_INLINE_MAX_RECORDS: '60',
+      SLA_SWEEP_INTERVAL_SECONDS: '1',
+      COMPLETION_REPAIR_GRACE_SECONDS: '2',
+    },
   });
   globalThis.__GLS_STACK__ = stack;
   // Test workers start after global setup and inherit the environment.
