@@ -1,5 +1,7 @@
 import { IdParam } from '../schemas/common.js';
 import {
+  Availability,
+  AvailabilityBody,
   CompleteJobBody,
   CreateUploadBody,
   EscalateJobBody,
@@ -149,4 +151,19 @@ export const cancelJob = route({
     'QUEUED, ASSIGNED, IN_REVIEW or ESCALATED -> CANCELLED, by a firm API key or the user who submitted the job (403 for another user); frees the reviewer. 409 once decided or cancelled. No ledger event (the event set has none for cancellation).',
   request: { params: IdParam },
   responses: { 200: { description: 'The job, CANCELLED', schema: ReviewJob } },
+});
+
+export const setAvailability = route({
+  operationId: 'setReviewerAvailability',
+  method: 'POST',
+  path: '/v1/review/availability',
+  handler: 'functions/review/set-availability',
+  auth: REVIEWERS,
+  permissions: { main: 'write' },
+  tag: 'Review',
+  summary: "Set the calling reviewer's availability for routing",
+  description:
+    'Signed-in users only. isAvailable false stops new assignments (a job already held stays theirs); true makes the caller eligible again and routes waiting work to them at once.',
+  request: { body: AvailabilityBody },
+  responses: { 200: { description: "The caller's availability and active job", schema: Availability } },
 });

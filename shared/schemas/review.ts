@@ -197,3 +197,14 @@ export const EscalateJobBody = z
     reason: z.string().trim().min(1).max(2000).meta({ description: 'Why senior sign-off is needed' }),
   })
   .meta({ id: 'EscalateReviewJob' });
+
+export const AvailabilityBody = z
+  .strictObject({ isAvailable: z.boolean() })
+  .meta({ id: 'ReviewerAvailabilityRequest' });
+
+export const Availability = z
+  .object({
+    isAvailable: z.boolean(),
+    activeJobId: z.string().nullable().meta({ description: 'The job the caller holds, if any' }),
+  })
+  .meta({ id: 'ReviewerAvailability' });

@@ -46,7 +46,7 @@ import {
   type ReviewerItem,
   type StoredJob,
 } from '../store/review-job-store.js';
-import { getUserForUpdate, listUsers } from '../store/user-store.js';
+import { commitUserWrite, getUserForUpdate, listUsers, userChangeItem } from '../store/user-store.js';
 import { findDocumentType } from './document-types.js';
 
 /** The actor of records the service writes on its own (SLA_BREACHED). */
@@ -540,6 +540,25 @@ export async function reviewerQueue(
     ids.slice(start, start + pageSize).map((id) => getJob(deps, user.firmId, id)),
   );
   return { jobs: jobs.filter((job): job is StoredJob => job !== null), total: ids.length };
+}
+
+/**
+ * The calling user's own availability for routing. Becoming available routes waiting work to them at once;
+ * becoming unavailable keeps the job they hold (they finish or escalate it) but stops new assignments.
+ */
+export async function setOwnAvailability(deps: Deps, principal: Principal, isAvailable: boolean) {
+  const user = userCaller(principal);
+  for (let attempt = 1; attempt <= 5; attempt++) {
+    const current = await getUserForUpdate(deps, user.firmId, user.userId);
+    if (!current || current.deactivatedAt) throw new NotFoundError('User not found');
+    if (current.isAvailable === isAvailable) break;
+    const result = await commitUserWrite(deps, [userChangeItem(deps, current, { isAvailable })]);
+    if (result === 'done') break;
+    if (attempt === 5) throw new ConflictError('The user was changed concurrently; retry');
+  }
+  if (isAvailable) await routeAfter(deps, user.firmId);
+  const after = await getUserForUpdate(deps, user.firmId, user.userId);
+  return { isAvailable: after!.isAvailable, activeJobId: after!.activeJobId };
 }
 
 // ------------------------------------------------------------------------------- deactivation re-route

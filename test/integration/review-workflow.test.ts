@@ -379,6 +379,24 @@ describe('review workflow: routing', () => {
     expect((await userOf(firm, r.id)).activeJobId).toBe(job.id);
   });
 
+  it('an unavailable reviewer gets no work; becoming available routes waiting work to them', async () => {
+    const firm = await createFirm('BOTH');
+    const r = await reviewer(firm);
+    const off = await api('POST', '/v1/review/availability', {
+      token: r.token,
+      body: { isAvailable: false },
+    });
+    expect(off.body).toEqual({ isAvailable: false, activeJobId: null });
+    const job = await submitJob(firm);
+    expect(job.status).toBe('QUEUED');
+    expect((await api('GET', '/v1/review/queue', { token: r.token })).body.data).toEqual([]);
+    const on = await api('POST', '/v1/review/availability', { token: r.token, body: { isAvailable: true } });
+    expect(on.body).toEqual({ isAvailable: true, activeJobId: job.id });
+    expect(
+      (await api('POST', '/v1/review/availability', { key: firm.key, body: { isAvailable: true } })).status,
+    ).toBe(403);
+  });
+
   it('URGENT before STANDARD, then oldest first, as the reviewer frees up', async () => {
     const firm = await createFirm('BOTH');
     const r = await reviewer(firm);
