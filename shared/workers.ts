@@ -110,4 +110,13 @@ export const WORKERS: readonly WorkerDef[] = [
     // A batch runs its attempts concurrently, each bounded by the 10 s delivery timeout.
     timeoutSeconds: 60,
   },
+  {
+    name: 'review-sla-sweep',
+    handler: 'functions/workers/review-sla-sweep',
+    description:
+      'Records SLA_BREACHED once for each undecided review job past its deadline; finishes interrupted completions',
+    trigger: { kind: 'schedule', everyMinutes: 1, localIntervalEnv: 'SLA_SWEEP_INTERVAL_SECONDS' },
+    permissions: { main: 'write', ledger: 'append', immutable: 'write', sign: true },
+    timeoutSeconds: 60,
+  },
 ];

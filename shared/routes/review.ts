@@ -1,6 +1,12 @@
 import { IdParam } from '../schemas/common.js';
 import {
+  Availability,
+  AvailabilityBody,
+  CompleteJobBody,
   CreateUploadBody,
+  EscalateJobBody,
+  ReviewQueuePage,
+  ReviewQueueQuery,
   ListJobsQuery,
   ReviewJob,
   ReviewJobDetail,
@@ -9,6 +15,10 @@ import {
   Upload,
 } from '../schemas/review.js';
 import { ANY_CREDENTIAL, route } from './route.js';
+
+const REVIEWERS = { kind: 'authenticated', credentials: 'user' } as const;
+/** Every reviewer move may route waiting jobs afterwards (main table) and writes a ledger record. */
+const MOVE_PERMISSIONS = { main: 'write', ledger: 'append', immutable: 'write', sign: true } as const;
 
 export const createUpload = route({
   operationId: 'createUpload',
@@ -66,4 +76,94 @@ export const getJob = route({
   description: "404 for an unknown id or another firm's job.",
   request: { params: IdParam },
   responses: { 200: { description: 'The job', schema: ReviewJobDetail } },
+});
+
+export const reviewQueue = route({
+  operationId: 'getReviewQueue',
+  method: 'GET',
+  path: '/v1/review/queue',
+  handler: 'functions/review/get-queue',
+  auth: REVIEWERS,
+  permissions: { main: 'write' },
+  tag: 'Review',
+  summary: "The calling reviewer's queue",
+  description:
+    'Signed-in users only (403 for an API key). The job assigned to the caller (ASSIGNED or IN_REVIEW) first, then, for a LEAD_REVIEWER or FIRM_ADMIN, the ESCALATED jobs they may start, URGENT first then oldest. Routing runs first, so a reviewer who has just signed in or become free is given waiting work here.',
+  request: { query: ReviewQueueQuery },
+  responses: { 200: { description: 'A page of jobs', schema: ReviewQueuePage } },
+});
+
+export const startJob = route({
+  operationId: 'startReviewJob',
+  method: 'POST',
+  path: '/v1/review/jobs/{id}/start',
+  handler: 'functions/review/start-job',
+  auth: REVIEWERS,
+  permissions: MOVE_PERMISSIONS,
+  tag: 'Review',
+  summary: 'Start reviewing a job (REVIEW_STARTED)',
+  description:
+    'ASSIGNED -> IN_REVIEW by the assigned reviewer, or ESCALATED -> IN_REVIEW by a LEAD_REVIEWER or FIRM_ADMIN without an active job (the job becomes theirs). Writes REVIEW_STARTED. 403 when the job is not yours (or an escalated job and you are not senior); 409 for any other status, or when you already have an active job; 404 for an unknown job.',
+  request: { params: IdParam },
+  responses: { 200: { description: 'The job, IN_REVIEW', schema: ReviewJob } },
+});
+
+export const completeJob = route({
+  operationId: 'completeReviewJob',
+  method: 'POST',
+  path: '/v1/review/jobs/{id}/complete',
+  handler: 'functions/review/complete-job',
+  auth: REVIEWERS,
+  permissions: MOVE_PERMISSIONS,
+  tag: 'Review',
+  summary: 'Decide a job (REVIEW_COMPLETED, then DOCUMENT_APPROVED / MODIFIED / REJECTED)',
+  description:
+    "IN_REVIEW -> APPROVED, MODIFIED or REJECTED by the assigned reviewer; a job requiring senior sign-off only by a LEAD_REVIEWER or FIRM_ADMIN (403: escalate it). Writes REVIEW_COMPLETED, then the outcome record; ledgerRecordId is the outcome record's id. Frees the reviewer and routes the next job. 400 for a missing modifications (APPROVED_WITH_MODIFICATIONS) or reason (REJECTED), or a checklist that does not answer the document type's items exactly once; 409 when the job is not IN_REVIEW or already decided. Repeating the same decision after a failure finishes it.",
+  request: { params: IdParam, body: CompleteJobBody },
+  responses: { 200: { description: 'The completed job', schema: ReviewJob } },
+});
+
+export const escalateJob = route({
+  operationId: 'escalateReviewJob',
+  method: 'POST',
+  path: '/v1/review/jobs/{id}/escalate',
+  handler: 'functions/review/escalate-job',
+  auth: REVIEWERS,
+  permissions: MOVE_PERMISSIONS,
+  tag: 'Review',
+  summary: 'Escalate a job to senior sign-off (JOB_ESCALATED)',
+  description:
+    'ASSIGNED or IN_REVIEW -> ESCALATED by the assigned reviewer: the job leaves them (they are free for the next one) and waits in the escalation queue that LEAD_REVIEWERs and FIRM_ADMINs see. 403 when the job is not yours; 409 in any other status.',
+  request: { params: IdParam, body: EscalateJobBody },
+  responses: { 200: { description: 'The job, ESCALATED', schema: ReviewJob } },
+});
+
+export const cancelJob = route({
+  operationId: 'cancelReviewJob',
+  method: 'POST',
+  path: '/v1/review/jobs/{id}/cancel',
+  handler: 'functions/review/cancel-job',
+  auth: ANY_CREDENTIAL,
+  permissions: { main: 'write' },
+  tag: 'Review',
+  summary: 'Cancel a job that is not decided',
+  description:
+    'QUEUED, ASSIGNED, IN_REVIEW or ESCALATED -> CANCELLED, by a firm API key or the user who submitted the job (403 for another user); frees the reviewer. 409 once decided or cancelled. No ledger event (the event set has none for cancellation).',
+  request: { params: IdParam },
+  responses: { 200: { description: 'The job, CANCELLED', schema: ReviewJob } },
+});
+
+export const setAvailability = route({
+  operationId: 'setReviewerAvailability',
+  method: 'POST',
+  path: '/v1/review/availability',
+  handler: 'functions/review/set-availability',
+  auth: REVIEWERS,
+  permissions: { main: 'write' },
+  tag: 'Review',
+  summary: "Set the calling reviewer's availability for routing",
+  description:
+    'Signed-in users only. isAvailable false stops new assignments (a job already held stays theirs); true makes the caller eligible again and routes waiting work to them at once.',
+  request: { body: AvailabilityBody },
+  responses: { 200: { description: "The caller's availability and active job", schema: Availability } },
 });

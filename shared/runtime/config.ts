@@ -49,6 +49,8 @@ export const ENV = {
   webhookRetryBaseSeconds: 'WEBHOOK_RETRY_BASE_SECONDS',
   webhookRetryMaxSeconds: 'WEBHOOK_RETRY_MAX_SECONDS',
   webhookTimeoutMs: 'WEBHOOK_TIMEOUT_MS',
+  /** Age (seconds) of a recorded review decision without its outcome record before the sweep finishes it. */
+  completionRepairGraceSeconds: 'COMPLETION_REPAIR_GRACE_SECONDS',
 } as const;
 
 /** The variable carrying each queue's URL; typed by QueueName, so a new queue cannot be forgotten. */

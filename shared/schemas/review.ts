@@ -6,6 +6,8 @@ import {
   UPLOAD_CONTENT_TYPES,
 } from '../domain/review/uploads.js';
 import { JOB_OUTCOMES, JOB_PRIORITIES, JOB_STATUSES, VULNERABILITY_FLAGS } from '../domain/review/jobs.js';
+import { CHECKLIST_ANSWERS, REVIEW_ACTIONS } from '../domain/review/workflow.js';
+import { ROLES } from '../domain/auth/principal.js';
 import { PageQuery, Timestamp, paged } from './common.js';
 import { uniqueArray } from './unique-items.js';
 
@@ -111,23 +113,34 @@ export const ReviewJob = z
     vulnerabilityFlags: z.array(z.enum(VULNERABILITY_FLAGS)),
     requiresSeniorSignOff: z.boolean(),
     clientSegments: z.record(z.string(), z.string()),
-    ledgerRecordId: z.string().nullable(),
+    ledgerRecordId: z.string().nullable().meta({ description: "The outcome record's id once completed" }),
     certificateId: z.string().nullable(),
+    annotationCount: z.int().meta({ description: 'Annotations submitted with the decision (0 until then)' }),
+    slaBreachedAt: Timestamp.nullable().meta({
+      description: 'When SLA_BREACHED was recorded for the job (at most once); null otherwise',
+    }),
   })
   .meta({ id: 'ReviewJob' });
 
 export const ReviewAction = z
   .object({
-    action: z.string(),
+    action: z.enum(REVIEW_ACTIONS),
     at: Timestamp,
-    role: z.string().meta({ description: "The actor's role; never the reviewer's identity" }),
+    role: z.enum([...ROLES, 'SYSTEM', 'SUBMITTER']).meta({
+      description:
+        "The acting user's role; SYSTEM for routing, re-routing and the SLA sweep; SUBMITTER for a cancellation",
+    }),
+    reviewer: z.string().nullable().meta({
+      description:
+        'Pseudonymous label of the reviewer concerned, stable within this job ("Reviewer 1", "Reviewer 2"); never a name, e-mail or id',
+    }),
   })
   .meta({ id: 'ReviewAction' });
 
 export const ReviewJobDetail = ReviewJob.extend({
   reviewActions: z.array(ReviewAction).meta({
     description:
-      'Anonymised review actions, oldest first: {action, at, role} without reviewer identities (empty until the reviewer workflow lands)',
+      'Anonymised review actions, oldest first: {action, at, role, reviewer} without reviewer identities',
   }),
 }).meta({ id: 'ReviewJobDetail' });
 
@@ -136,3 +149,62 @@ export const ListJobsQuery = PageQuery.extend({
 });
 
 export const ReviewJobPage = paged(ReviewJob, 'ReviewJobPage');
+
+export const ReviewQueueQuery = PageQuery;
+export const ReviewQueuePage = paged(ReviewJob, 'ReviewQueuePage');
+
+const ChecklistAnswer = z
+  .strictObject({
+    item: z
+      .string()
+      .min(1)
+      .max(500)
+      .meta({ description: "A checklist item of the job's document type, verbatim" }),
+    answer: z.enum(CHECKLIST_ANSWERS),
+    note: z.string().max(2000).optional(),
+  })
+  .meta({ id: 'ChecklistAnswer' });
+
+const Annotation = z
+  .strictObject({
+    page: z.int().min(1).optional().meta({ description: 'Page of the document the note is about' }),
+    text: z.string().min(1).max(2000),
+  })
+  .meta({ id: 'Annotation' });
+
+export const CompleteJobBody = z
+  .strictObject({
+    outcome: z.enum(JOB_OUTCOMES),
+    outcomeReason: z.string().max(5000).nullable().optional().meta({
+      description: 'Required (non-blank) for REJECTED; optional otherwise',
+    }),
+    modifications: z.string().max(20000).nullable().optional().meta({
+      description:
+        'Required (non-blank) for APPROVED_WITH_MODIFICATIONS and stored verbatim; refused otherwise',
+    }),
+    checklist: z.array(ChecklistAnswer).max(100).optional().meta({
+      description:
+        "Optional; when given, answers every item of the document type's checklist exactly once (400 otherwise)",
+    }),
+    annotations: z.array(Annotation).max(50).optional().meta({
+      description: "Reviewer notes, recorded on REVIEW_COMPLETED; their number is the job's annotationCount",
+    }),
+  })
+  .meta({ id: 'CompleteReviewJob' });
+
+export const EscalateJobBody = z
+  .strictObject({
+    reason: z.string().trim().min(1).max(2000).meta({ description: 'Why senior sign-off is needed' }),
+  })
+  .meta({ id: 'EscalateReviewJob' });
+
+export const AvailabilityBody = z
+  .strictObject({ isAvailable: z.boolean() })
+  .meta({ id: 'ReviewerAvailabilityRequest' });
+
+export const Availability = z
+  .object({
+    isAvailable: z.boolean(),
+    activeJobId: z.string().nullable().meta({ description: 'The job the caller holds, if any' }),
+  })
+  .meta({ id: 'ReviewerAvailability' });

@@ -35,8 +35,12 @@ import {
   jobPutItem,
   listJobs,
   uploadUsedPutItem,
+  waitingPutItem,
   type ReviewJobItem,
+  type StoredJob,
 } from '../store/review-job-store.js';
+import { anonymiseActions, type ReviewAction } from '../domain/review/workflow.js';
+import { routeFirm } from './review-workflow.js';
 import { findDocumentType } from './document-types.js';
 import { loadFirm } from './firm.js';
 
@@ -111,7 +115,7 @@ export async function submitJob(
 
   const submittedAt = isoNow(deps.clock);
   const vulnerabilityFlags = input.vulnerabilityFlags;
-  const job: ReviewJobItem = {
+  const job: StoredJob = {
     id: jobId,
     firmId: firm.id,
     documentReference: input.documentReference,
@@ -136,6 +140,13 @@ export async function submitJob(
     clientSegments: input.clientSegments,
     ledgerRecordId: null,
     certificateId: null,
+    annotationCount: 0,
+    slaBreachedAt: null,
+    submittedBy:
+      principal.kind === 'user'
+        ? { kind: 'user', id: principal.userId }
+        : { kind: 'apiKey', id: principal.keyId },
+    actionLog: [],
   };
 
   await appendRecord(
@@ -159,7 +170,11 @@ export async function submitJob(
       reviewJobId: jobId,
     },
     {
-      with: [jobPutItem(deps, job), uploadUsedPutItem(deps, firm.id, keyHash, jobId, submittedAt)],
+      with: [
+        jobPutItem(deps, job),
+        uploadUsedPutItem(deps, firm.id, keyHash, jobId, submittedAt),
+        waitingPutItem(deps, 'queue', job),
+      ],
       onConflict: (failedItem) =>
         failedItem === 1 ? usedError() : new Error(`Job ${jobId} already exists (id reuse)`),
     },
@@ -174,7 +189,13 @@ export async function submitJob(
       error: error as Error,
     });
   }
-  return job;
+  // Routing runs after the commit: the job is safely QUEUED whatever happens to the routing.
+  try {
+    await routeFirm(deps, firm.id);
+  } catch (error) {
+    logger.error('Routing after a submission failed; the job waits QUEUED', { jobId, error: error as Error });
+  }
+  return presentJob((await getJob(deps, firm.id, jobId)) ?? job);
 }
 
 function usedError(): ConflictError {
@@ -197,7 +218,7 @@ export async function listReviewJobs(deps: Deps, firmId: string, query: JobListQ
   const total = jobs.length;
   const start = (query.page - 1) * query.pageSize;
   return {
-    data: jobs.slice(start, start + query.pageSize),
+    data: jobs.slice(start, start + query.pageSize).map(presentJob),
     pagination: {
       page: query.page,
       pageSize: query.pageSize,
@@ -207,16 +228,44 @@ export async function listReviewJobs(deps: Deps, firmId: string, query: JobListQ
   };
 }
 
-/** Anonymised review action: what happened, when, and the actor's role (never the reviewer's identity). */
-export interface ReviewAction {
-  action: string;
-  at: string;
-  role: string;
+/**
+ * A job as the interface shows it: exactly the Review job fields plus annotationCount and slaBreachedAt,
+ * never the workflow's internals (submitter, action log with user ids, pending decision, index attributes).
+ */
+export function presentJob(job: StoredJob): ReviewJobItem {
+  return {
+    id: job.id,
+    firmId: job.firmId,
+    documentReference: job.documentReference,
+    documentType: job.documentType,
+    documentUrl: job.documentUrl,
+    documentHash: job.documentHash,
+    clientReference: job.clientReference,
+    factFindSummary: job.factFindSummary,
+    status: job.status,
+    priority: job.priority,
+    outcome: job.outcome,
+    outcomeReason: job.outcomeReason,
+    modifications: job.modifications,
+    assignedReviewerId: job.assignedReviewerId,
+    assignedAt: job.assignedAt,
+    completedAt: job.completedAt,
+    submittedAt: job.submittedAt,
+    slaDeadline: job.slaDeadline,
+    aiContext: job.aiContext,
+    vulnerabilityFlags: job.vulnerabilityFlags,
+    requiresSeniorSignOff: job.requiresSeniorSignOff,
+    clientSegments: job.clientSegments,
+    ledgerRecordId: job.ledgerRecordId,
+    certificateId: job.certificateId,
+    annotationCount: job.annotationCount ?? 0,
+    slaBreachedAt: job.slaBreachedAt ?? null,
+  };
 }
 
 /**
- * One of the firm's jobs with its anonymised review actions; 404 for an unknown id or another firm's job.
- * reviewActions is empty until the reviewer workflow (assign, start, escalate, complete) lands.
+ * One of the firm's jobs with its anonymised review actions (oldest first; reviewers as "Reviewer 1",
+ * "Reviewer 2" in order of appearance within the job); 404 for an unknown id or another firm's job.
  */
 export async function getReviewJob(
   deps: Deps,
@@ -225,5 +274,5 @@ export async function getReviewJob(
 ): Promise<ReviewJobItem & { reviewActions: ReviewAction[] }> {
   const job = isId('job', jobId) ? await getJob(deps, firmId, jobId) : null;
   if (!job) throw new NotFoundError('Review job not found');
-  return { ...job, reviewActions: [] };
+  return { ...presentJob(job), reviewActions: anonymiseActions(job.actionLog ?? []) };
 }

@@ -22,6 +22,12 @@ export const keys = {
   verification: (firmId: string, runId: string) => ({ pk: `FIRM#${firmId}`, sk: `VERIFY#${runId}` }),
   integrityCheckpoint: (firmId: string) => ({ pk: `FIRM#${firmId}`, sk: 'INTEGRITY#CHECKPOINT' }),
   job: (firmId: string, jobId: string) => ({ pk: `FIRM#${firmId}`, sk: `JOB#${jobId}` }),
+  /**
+   * A job waiting for routing (`RQUEUE#`) or for a senior to pick it up after escalation (`RESCALATED#`),
+   * sorted `<rank: 0 URGENT, 1 STANDARD>#<submittedAt>#<jobId>` so one ordered query is the queue.
+   */
+  reviewQueue: (firmId: string, order: string) => ({ pk: `FIRM#${firmId}`, sk: `RQUEUE#${order}` }),
+  reviewEscalated: (firmId: string, order: string) => ({ pk: `FIRM#${firmId}`, sk: `RESCALATED#${order}` }),
   /** Single-use marker of an upload: `UPLOADUSED#<sha256 of the documentKey>`, written with the job. */
   uploadUsed: (firmId: string, documentKeyHash: string) => ({
     pk: `FIRM#${firmId}`,
@@ -76,6 +82,8 @@ export const SK_PREFIX = {
   verification: 'VERIFY#',
   outbox: 'OUTBOX#',
   job: 'JOB#',
+  reviewQueue: 'RQUEUE#',
+  reviewEscalated: 'RESCALATED#',
   certificate: 'CERT#',
   documentType: 'DOCTYPE#',
   impactAssessment: 'IA#',

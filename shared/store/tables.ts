@@ -24,9 +24,20 @@ export interface TableDefinition {
 
 export const LEDGER_BY_RECORD_ID = 'byRecordId';
 export const LEDGER_PENDING_ARCHIVE = 'pendingArchive';
+/**
+ * Sparse index of review jobs the SLA sweep must look at: `sweepKind` SLA (unfinished, not yet breached;
+ * sweepDue `<slaDeadline>#<firmId>#<jobId>`) or COMPLETION (decision recorded, outcome not yet written;
+ * sweepDue `<decidedAt>#<firmId>#<jobId>`). See shared/services/review-workflow.ts.
+ */
+export const MAIN_JOB_SWEEP = 'jobSweep';
 
 export const TABLES: readonly TableDefinition[] = [
-  { name: 'main', partitionKey: 'pk', sortKey: 'sk', indexes: [] },
+  {
+    name: 'main',
+    partitionKey: 'pk',
+    sortKey: 'sk',
+    indexes: [{ indexName: MAIN_JOB_SWEEP, partitionKey: 'sweepKind', sortKey: 'sweepDue' }],
+  },
   {
     name: 'ledger',
     partitionKey: 'pk',

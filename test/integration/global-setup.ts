@@ -10,6 +10,7 @@ export default async function globalSetup(): Promise<void> {
     // A fast repair loop, so the crash-repair test does not wait a minute.
     // A small inline verification limit, so longer chains exercise the background path.
     // Webhook retries 1 s apart, four attempts, a 2 s delivery timeout: the retry tests take seconds.
+    // A fast SLA sweep and completion repair, so the review tests see breaches and repairs in seconds.
     env: {
       OUTBOX_SWEEP_INTERVAL_SECONDS: '1',
       OUTBOX_GRACE_SECONDS: '2',
@@ -18,6 +19,8 @@ export default async function globalSetup(): Promise<void> {
       WEBHOOK_RETRY_BASE_SECONDS: '1',
       WEBHOOK_RETRY_MAX_SECONDS: '1',
       WEBHOOK_TIMEOUT_MS: '2000',
+      SLA_SWEEP_INTERVAL_SECONDS: '1',
+      COMPLETION_REPAIR_GRACE_SECONDS: '2',
     },
   });
   globalThis.__GLS_STACK__ = stack;

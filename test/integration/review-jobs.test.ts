@@ -81,6 +81,8 @@ describe('POST /v1/review/jobs', () => {
         'clientSegments',
         'ledgerRecordId',
         'certificateId',
+        'annotationCount',
+        'slaBreachedAt',
       ].sort(),
     );
     expect(job.id).toMatch(/^job_[0-9A-HJKMNP-TV-Z]{26}$/);

@@ -1,0 +1,8 @@
+import { defineHandler, ok } from '../../shared/http/handler.js';
+import { escalateJob } from '../../shared/routes/review.js';
+import { presentJob } from '../../shared/services/review-jobs.js';
+import { escalateJob as escalate } from '../../shared/services/review-workflow.js';
+
+export const handler = defineHandler(escalateJob, async ({ deps, principal, params, body }) =>
+  ok(presentJob(await escalate(deps, principal, params.id, body.reason))),
+);

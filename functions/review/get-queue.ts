@@ -1,0 +1,17 @@
+import { defineHandler, ok } from '../../shared/http/handler.js';
+import { reviewQueue } from '../../shared/routes/review.js';
+import { presentJob } from '../../shared/services/review-jobs.js';
+import { reviewerQueue } from '../../shared/services/review-workflow.js';
+
+export const handler = defineHandler(reviewQueue, async ({ deps, principal, query }) => {
+  const { jobs, total } = await reviewerQueue(deps, principal, query.page, query.pageSize);
+  return ok({
+    data: jobs.map(presentJob),
+    pagination: {
+      page: query.page,
+      pageSize: query.pageSize,
+      total,
+      totalPages: Math.ceil(total / query.pageSize),
+    },
+  });
+});

@@ -1,0 +1,207 @@
+import {
+  anonymiseActions,
+  checklistProblems,
+  decisionProblems,
+  isFree,
+  judge,
+  mayHandle,
+  planAssignments,
+  rankReviewers,
+  withCompletion,
+  workload,
+  type JobFacts,
+  type ReviewerState,
+  type WaitingJob,
+} from '../../../shared/domain/review/workflow.js';
+
+const NOW = '2026-01-10T12:00:00.000Z';
+const hoursAgo = (h: number) => new Date(Date.parse(NOW) - h * 3_600_000).toISOString();
+
+const user = (id: string, extra: Partial<ReviewerState> = {}): ReviewerState => ({
+  id,
+  role: 'REVIEWER',
+  isAvailable: true,
+  specialistVulnerability: false,
+  activatedAt: hoursAgo(100),
+  deactivatedAt: null,
+  activeJobId: null,
+  ...extra,
+});
+
+const job = (jobId: string, extra: Partial<WaitingJob> = {}): WaitingJob => ({
+  jobId,
+  priority: 'STANDARD',
+  submittedAt: hoursAgo(1),
+  vulnerable: false,
+  requiresSeniorSignOff: false,
+  ...extra,
+});
+
+describe('who may be routed work', () => {
+  it('only active, signed-in, available users without an active job are free', () => {
+    expect(isFree(user('a'))).toBe(true);
+    expect(isFree(user('a', { activatedAt: null }))).toBe(false);
+    expect(isFree(user('a', { deactivatedAt: hoursAgo(1) }))).toBe(false);
+    expect(isFree(user('a', { isAvailable: false }))).toBe(false);
+    expect(isFree(user('a', { activeJobId: 'job_x' }))).toBe(false);
+  });
+
+  it('flagged jobs only to specialists, LEAD_REVIEWERs and FIRM_ADMINs', () => {
+    const flagged = job('j', { vulnerable: true, requiresSeniorSignOff: true });
+    expect(mayHandle(user('a'), flagged)).toBe(false);
+    expect(mayHandle(user('a', { specialistVulnerability: true }), flagged)).toBe(true);
+    expect(mayHandle(user('a', { role: 'LEAD_REVIEWER' }), flagged)).toBe(true);
+    expect(mayHandle(user('a', { role: 'FIRM_ADMIN' }), flagged)).toBe(true);
+    expect(mayHandle(user('a'), job('plain'))).toBe(true);
+  });
+});
+
+describe('ranking and workload', () => {
+  it('counts completions in the last 8 hours only, and keeps the log pruned', () => {
+    expect(workload(user('a', { recentCompletions: [hoursAgo(9), hoursAgo(7), hoursAgo(1)] }), NOW)).toBe(2);
+    expect(withCompletion([hoursAgo(9), hoursAgo(2)], NOW)).toEqual([hoursAgo(2), NOW]);
+    expect(
+      withCompletion(
+        Array.from({ length: 60 }, () => hoursAgo(1)),
+        NOW,
+      ),
+    ).toHaveLength(50);
+  });
+
+  it('fewest recent completions first, then longest since last assignment, then id', () => {
+    const busy = user('a', { recentCompletions: [hoursAgo(1), hoursAgo(2)] });
+    const light = user('b', { recentCompletions: [hoursAgo(1)], lastAssignedAt: hoursAgo(1) });
+    const lightEarlier = user('c', { recentCompletions: [hoursAgo(3)], lastAssignedAt: hoursAgo(3) });
+    expect(rankReviewers(job('j'), [busy, light, lightEarlier], NOW).map((u) => u.id)).toEqual([
+      'c',
+      'b',
+      'a',
+    ]);
+    expect(rankReviewers(job('j'), [user('z'), user('y')], NOW).map((u) => u.id)).toEqual(['y', 'z']);
+  });
+
+  it('seniors first for senior sign-off jobs, non-seniors first otherwise', () => {
+    const lead = user('lead', { role: 'LEAD_REVIEWER', recentCompletions: [hoursAgo(1)] });
+    const rev = user('rev');
+    expect(rankReviewers(job('j', { requiresSeniorSignOff: true }), [rev, lead], NOW)[0]!.id).toBe('lead');
+    expect(rankReviewers(job('j'), [lead, rev], NOW)[0]!.id).toBe('rev');
+  });
+});
+
+describe('planAssignments', () => {
+  it('URGENT before STANDARD, then oldest first', () => {
+    const jobs = [
+      job('old', { submittedAt: hoursAgo(5) }),
+      job('new', { submittedAt: hoursAgo(1) }),
+      job('urgent', { priority: 'URGENT', submittedAt: hoursAgo(0.5) }),
+    ];
+    expect(planAssignments(jobs, [user('a')], NOW)).toEqual([{ jobId: 'urgent', userId: 'a' }]);
+    expect(planAssignments(jobs, [user('a'), user('b')], NOW).map((p) => p.jobId)).toEqual(['urgent', 'old']);
+  });
+
+  it('never gives one user two jobs, and a job nobody may take does not block the ones behind it', () => {
+    const jobs = [job('flagged', { vulnerable: true, submittedAt: hoursAgo(9) }), job('a'), job('b')];
+    const plan = planAssignments(jobs, [user('r1'), user('r2', { activeJobId: 'busy' })], NOW);
+    expect(plan).toEqual([{ jobId: 'a', userId: 'r1' }]);
+    expect(planAssignments([], [user('r1')], NOW)).toEqual([]);
+    expect(planAssignments(jobs, [], NOW)).toEqual([]);
+  });
+});
+
+describe('judge (the transitions table)', () => {
+  const facts = (extra: Partial<JobFacts> = {}): JobFacts => ({
+    status: 'ASSIGNED',
+    assignedReviewerId: 'me',
+    requiresSeniorSignOff: false,
+    decisionPending: false,
+    submittedBy: { kind: 'apiKey', id: 'key' },
+    ...extra,
+  });
+  const me = { kind: 'user', id: 'me', role: 'REVIEWER' } as const;
+  const other = { kind: 'user', id: 'other', role: 'REVIEWER' } as const;
+  const lead = { kind: 'user', id: 'lead', role: 'LEAD_REVIEWER' } as const;
+  const key = { kind: 'apiKey', id: 'key' } as const;
+  const status = (v: ReturnType<typeof judge>) => (v.ok ? 200 : v.status);
+
+  it('start: the assignee from ASSIGNED, a senior from ESCALATED; 409 from anything else', () => {
+    expect(status(judge('start', facts(), me))).toBe(200);
+    expect(status(judge('start', facts(), other))).toBe(403);
+    expect(status(judge('start', facts(), key))).toBe(403);
+    expect(status(judge('start', facts({ status: 'ESCALATED', assignedReviewerId: null }), lead))).toBe(200);
+    expect(status(judge('start', facts({ status: 'ESCALATED', assignedReviewerId: null }), me))).toBe(403);
+    for (const s of ['QUEUED', 'IN_REVIEW', 'APPROVED', 'MODIFIED', 'REJECTED', 'CANCELLED'] as const)
+      expect(status(judge('start', facts({ status: s }), me))).toBe(409);
+  });
+
+  it('complete: only IN_REVIEW, only the assignee, senior sign-off needs a senior', () => {
+    expect(status(judge('complete', facts({ status: 'IN_REVIEW' }), me))).toBe(200);
+    expect(status(judge('complete', facts({ status: 'ASSIGNED' }), me))).toBe(409);
+    expect(status(judge('complete', facts({ status: 'IN_REVIEW' }), other))).toBe(403);
+    expect(status(judge('complete', facts({ status: 'IN_REVIEW', requiresSeniorSignOff: true }), me))).toBe(
+      403,
+    );
+    const leadJob = facts({ status: 'IN_REVIEW', requiresSeniorSignOff: true, assignedReviewerId: 'lead' });
+    expect(status(judge('complete', leadJob, lead))).toBe(200);
+    expect(status(judge('complete', facts({ status: 'IN_REVIEW', decisionPending: true }), me))).toBe(409);
+  });
+
+  it('escalate from ASSIGNED or IN_REVIEW by the assignee; cancel by an API key or the submitting user', () => {
+    expect(status(judge('escalate', facts(), me))).toBe(200);
+    expect(status(judge('escalate', facts({ status: 'IN_REVIEW' }), me))).toBe(200);
+    expect(status(judge('escalate', facts({ status: 'ESCALATED' }), me))).toBe(409);
+    expect(status(judge('cancel', facts({ status: 'QUEUED' }), key))).toBe(200);
+    const byMe = facts({ status: 'IN_REVIEW', submittedBy: { kind: 'user', id: 'me' } });
+    expect(status(judge('cancel', byMe, me))).toBe(200);
+    expect(status(judge('cancel', byMe, other))).toBe(403);
+    expect(status(judge('cancel', facts({ status: 'APPROVED' }), key))).toBe(409);
+    expect(status(judge('cancel', facts({ status: 'CANCELLED' }), key))).toBe(409);
+  });
+});
+
+describe('completion bodies', () => {
+  it('modifications only and always with APPROVED_WITH_MODIFICATIONS; a reason with REJECTED', () => {
+    expect(decisionProblems({ outcome: 'APPROVED' })).toEqual([]);
+    expect(decisionProblems({ outcome: 'APPROVED_WITH_MODIFICATIONS', modifications: ' x ' })).toEqual([]);
+    expect(decisionProblems({ outcome: 'APPROVED_WITH_MODIFICATIONS', modifications: '  ' })).toHaveLength(1);
+    expect(decisionProblems({ outcome: 'REJECTED' })).toEqual([
+      { path: 'body.outcomeReason', message: 'Required for REJECTED' },
+    ]);
+    expect(decisionProblems({ outcome: 'REJECTED', outcomeReason: 'No', modifications: 'x' })).toHaveLength(
+      1,
+    );
+  });
+
+  it('a checklist answers each item exactly once', () => {
+    const items = ['A', 'B'];
+    expect(
+      checklistProblems(items, [
+        { item: 'A', answer: 'YES' },
+        { item: 'B', answer: 'NO' },
+      ]),
+    ).toEqual([]);
+    expect(checklistProblems(items, [{ item: 'A', answer: 'YES' }])).toHaveLength(1);
+    expect(
+      checklistProblems(items, [
+        { item: 'A', answer: 'YES' },
+        { item: 'A', answer: 'YES' },
+        { item: 'B', answer: 'YES' },
+      ]),
+    ).toEqual([{ path: 'body.checklist.1.item', message: 'Answered more than once' }]);
+    expect(checklistProblems(items, [{ item: 'C', answer: 'YES' }])).toHaveLength(3);
+  });
+});
+
+it('anonymises review actions with labels stable within the job', () => {
+  const log = [
+    { action: 'ASSIGNED', at: NOW, role: 'SYSTEM', reviewerId: 'usr_1' },
+    { action: 'ESCALATED', at: NOW, role: 'REVIEWER', reviewerId: 'usr_1' },
+    { action: 'STARTED', at: NOW, role: 'LEAD_REVIEWER', reviewerId: 'usr_2' },
+    { action: 'SLA_BREACHED', at: NOW, role: 'SYSTEM', reviewerId: null },
+  ] as const;
+  expect(anonymiseActions(log).map((a) => [a.action, a.role, a.reviewer])).toEqual([
+    ['ASSIGNED', 'SYSTEM', 'Reviewer 1'],
+    ['ESCALATED', 'REVIEWER', 'Reviewer 1'],
+    ['STARTED', 'LEAD_REVIEWER', 'Reviewer 2'],
+    ['SLA_BREACHED', 'SYSTEM', null],
+  ]);
+});
