@@ -36,6 +36,8 @@ export function applyPermissions(
   if (permissions.uploads === 'presign') data.grantUploadsPresign(fn);
   if (permissions.uploads === 'read') data.grantUploadsRead(fn);
   if (permissions.uploads === 'write') data.grantUploadsWrite(fn);
+  if (permissions.certificates === 'read') data.grantCertificatesRead(fn);
+  if (permissions.certificates === 'write') data.grantCertificatesWrite(fn);
   if (permissions.sign) signing.grantSign(fn);
   else if (permissions.publicKey) signing.grantPublicKey(fn);
   for (const queue of permissions.queues ?? []) queues.grantSend(fn, queue);

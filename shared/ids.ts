@@ -10,6 +10,7 @@ export const ID_PREFIX = {
   verification: 'ver',
   documentType: 'doctype',
   job: 'job',
+  certificate: 'cert',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIX;

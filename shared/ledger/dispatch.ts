@@ -1,3 +1,4 @@
+import { AUTO_ISSUED_EVENTS } from '../domain/certificates/content.js';
 import type { QueueName } from '../ports/queue.js';
 import type { Deps } from '../runtime/deps.js';
 import type { LedgerEventType } from './event-types.js';
@@ -21,7 +22,10 @@ export interface RecordSubscriber {
  * before its outbox entry is cleared, so a crash in between re-dispatches it on the next outbox sweep:
  * delivery is at least once, and every consumer must be idempotent (keyed by firm and sequence number).
  */
-export const RECORD_SUBSCRIBERS: readonly RecordSubscriber[] = [];
+export const RECORD_SUBSCRIBERS: readonly RecordSubscriber[] = [
+  // Certificates are issued without being asked for review outcomes and impact-assessment approvals.
+  { queue: 'certificates', wants: (eventType) => AUTO_ISSUED_EVENTS.has(eventType) },
+];
 
 /** Sends the record to every subscriber that wants it; throws when a send fails (the outbox keeps it). */
 export async function dispatchRecord(

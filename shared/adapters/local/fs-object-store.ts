@@ -5,11 +5,18 @@ import {
   ImmutableObjectError,
   type BucketName,
   type ObjectStore,
+  type PresignedGet,
   type PresignedPut,
+  type PresignGetOptions,
   type PresignPutOptions,
   type StoredObject,
 } from '../../ports/object-store.js';
-import { presignLocalPut, type UploadSink, type UrlSigningSecret } from './presigned-uploads.js';
+import {
+  presignLocalGet,
+  presignLocalPut,
+  type UploadSink,
+  type UrlSigningSecret,
+} from './presigned-uploads.js';
 
 /** What presigning needs locally: the server's base URL and the HMAC secret in DATA_DIR. */
 export interface LocalPresignOptions {
@@ -106,6 +113,13 @@ export class FsObjectStore implements ObjectStore, UploadSink {
     this.paths(bucket, key);
     const now = (this.presign.now ?? Date.now)();
     return presignLocalPut(await this.presign.secret.get(), this.presign.baseUrl, bucket, key, options, now);
+  }
+
+  async presignGet(bucket: BucketName, key: string, options: PresignGetOptions): Promise<PresignedGet> {
+    if (!this.presign) throw new Error('This object store was created without a base URL: cannot presign');
+    this.paths(bucket, key);
+    const now = (this.presign.now ?? Date.now)();
+    return presignLocalGet(await this.presign.secret.get(), this.presign.baseUrl, bucket, key, options, now);
   }
 
   async get(bucket: BucketName, key: string): Promise<StoredObject | null> {
