@@ -247,12 +247,11 @@ export async function verifyCertificate(deps: Deps, certificateId: string) {
       publicKey: shown?.publicKey ?? '',
     },
     verifiedAt: isoNow(deps.clock),
-    reason: reasons.length === 0 ? null : capitalise(`${[...new Set(reasons)].join('; ')}.`),
+    reason:
+      reasons.length === 0
+        ? null
+        : `The certified record does not verify: ${[...new Set(reasons)].join('; ')}.`,
   };
 }
 
 export type VerificationOutcome = Awaited<ReturnType<typeof verifyCertificate>>;
-
-function capitalise(text: string): string {
-  return text.charAt(0).toUpperCase() + text.slice(1);
-}

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { link, mkdir, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { link, mkdir, readFile, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
 import {
   ImmutableObjectError,
@@ -69,11 +69,9 @@ export class FsObjectStore implements ObjectStore, UploadSink {
           if (!existing.equals(Buffer.from(body))) throw new ImmutableObjectError(bucket, key, 'overwrite');
         }
       } else {
-        await link(temp, data).catch(async (error: NodeJS.ErrnoException) => {
-          if (error.code !== 'EEXIST') throw error;
-          await rm(data);
-          await link(temp, data);
-        });
+        // rename(2) replaces atomically, so concurrent writers of one key (S3: last writer wins) cannot
+        // collide the way unlink-then-link could.
+        await rename(temp, data);
       }
     } finally {
       await rm(temp, { force: true });
