@@ -66,4 +66,7 @@ export const VerificationResult = z
       .nullable()
       .meta({ description: 'Why the certificate does not verify; null when valid' }),
   })
-  .meta({ id: 'VerificationResult' });
+  .meta({
+    id: 'CertificateVerificationResult',
+    description: 'The Verification result of the specification: a public check of one certificate',
+  });
