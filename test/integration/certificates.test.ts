@@ -3,7 +3,7 @@ import { generateKeyPairSync, sign } from 'node:crypto';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { chromium } from 'playwright-core';
 import { appendRecord } from '../../shared/ledger/append.js';
 import type { LedgerEventType } from '../../shared/ledger/event-types.js';
@@ -279,6 +279,51 @@ describe('certificates', () => {
     expect(await pdfObjects(firm)).toHaveLength(2);
   });
 
+  it('converges after a crash mid-generation: the retry reuses the reserved id and the PDF key', async () => {
+    const firm = await createFirm();
+    const record = await append(firm, 'GENERATION_RECORDED', { n: 1 }, null, stackDeps());
+    const message = {
+      firmId: firm.firmId,
+      sequenceNumber: record.sequenceNumber,
+      recordId: record.id,
+      eventType: record.eventType,
+    };
+    const deps = stackDeps();
+    // The process dies right after the PDF reached the bucket, before the certificate item was written.
+    const crashing: Deps = {
+      ...deps,
+      objects: {
+        ...deps.objects,
+        get: (b, k) => deps.objects.get(b, k),
+        list: (b, p) => deps.objects.list(b, p),
+        delete: (b, k) => deps.objects.delete(b, k),
+        presignPut: (b, k, o) => deps.objects.presignPut(b, k, o),
+        presignGet: (b, k, o) => deps.objects.presignGet(b, k, o),
+        put: async (b, k, body, type) => {
+          await deps.objects.put(b, k, body, type);
+          throw new Error('simulated crash after the PDF was stored');
+        },
+      },
+    };
+    await expect(issueCertificate(crashing, message, stack.baseUrl)).rejects.toThrow('simulated crash');
+    const reserved = (await mainItem(firm, `CERTRESERVE#${record.id}`))!.certificateId as string;
+    expect(await mainItem(firm, `CERT#${record.id}`)).toBeUndefined();
+    expect(await pdfObjects(firm)).toEqual([`certificates/${firm.firmId}/${reserved}.pdf`]);
+    expect((await api('GET', `/v1/ledger/records/${record.id}/certificate`, { key: firm.key })).status).toBe(
+      404,
+    );
+
+    // The redelivery (here: a request, through the stack's queue) finishes the same certificate.
+    expect(
+      (await api('POST', `/v1/ledger/records/${record.id}/certificate`, { key: firm.key })).body,
+    ).toEqual({
+      certificateId: null,
+      status: 'enqueued',
+    });
+    expect(await expectOneCertificate(firm, record.id)).toBe(reserved);
+    expect(await pdfObjects(firm)).toEqual([`certificates/${firm.firmId}/${reserved}.pdf`]);
+  });
+
   it('answers 404 for unknown records and certificates and before generation, and keeps firms apart', async () => {
     const firm = await createFirm();
     const other = await createFirm();
@@ -378,6 +423,14 @@ describe('certificates', () => {
     expect(resigned.body.valid).toBe(false);
     expect(resigned.body.reason).toContain('signed with a key the service has not published');
     expect(resigned.body.reason).not.toContain('recordHash does not match');
+
+    // Deleting the row (and with it the evidence) is no way out either.
+    await deps.db.send(new DeleteCommand(row));
+    const deleted = await api('GET', `/v1/verify/${certificateId}`);
+    expect(deleted.status).toBe(200);
+    expect(deleted.body.valid).toBe(false);
+    expect(deleted.body.reason).toContain('no record is stored under sequence number 2 (it was deleted)');
+    expect(deleted.body.record.recordHash).toBe(record.recordHash); // shown from the immutable copy
   });
 
   it('renders the verification page for phones in headless Chromium, without script', async () => {
