@@ -127,6 +127,7 @@ function instrumentedDeps(stack: EmbeddedStack, timings: Timings): Deps & { unti
     list: (bucket, prefix) => base.objects.list(bucket, prefix),
     delete: (bucket, key) => base.objects.delete(bucket, key),
     presignPut: (bucket, key, options) => base.objects.presignPut(bucket, key, options),
+    presignGet: (bucket, key, options) => base.objects.presignGet(bucket, key, options),
   };
   return { ...base, signer, objects, untimedObjects: base.objects };
 }

@@ -2,7 +2,7 @@
  * The embedded local stack (`npm start`): DynamoDB Local, a filesystem object store, a P-256 signer, in-process
  * queues and timers, and every route of the route table served on http://localhost:$PORT through the same
  * handler modules the Lambdas run. Configuration: PORT (3000), DATA_DIR (.data), LOG_LEVEL (WARN),
- * OUTBOX_SWEEP_INTERVAL_SECONDS (60), OUTBOX_GRACE_SECONDS (30).
+ * OUTBOX_SWEEP_INTERVAL_SECONDS (60), OUTBOX_GRACE_SECONDS (30), PUBLIC_BASE_URL (the server's own URL).
  */
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
@@ -16,7 +16,7 @@ import { FsObjectStore } from '../shared/adapters/local/fs-object-store.js';
 import { presignedUploadHandler, UrlSigningSecret } from '../shared/adapters/local/presigned-uploads.js';
 import { LocalQueue, lambdaContext, type QueueWorker } from '../shared/adapters/local/local-queue.js';
 import { httpRoutes } from '../shared/routes.js';
-import { intEnv, optionalEnv } from '../shared/runtime/config.js';
+import { ENV, intEnv, optionalEnv } from '../shared/runtime/config.js';
 import { installDeps } from '../shared/runtime/deps.js';
 import {
   createLocalDeps,
@@ -76,6 +76,8 @@ const server = createApiServer({
 });
 await new Promise<void>((listening) => server.listen(port, '127.0.0.1', listening));
 const baseUrl = `http://localhost:${(server.address() as AddressInfo).port}`;
+// Certificates link to this server's verification page unless PUBLIC_BASE_URL names another address.
+process.env[ENV.publicBaseUrl] ||= baseUrl;
 
 // A development stack: webhooks may target the developer's own machine (http or https on loopback). AWS
 // never sets this, so production refuses loopback and plain http.

@@ -211,6 +211,30 @@ export class Data extends Construct {
     );
   }
 
+  /**
+   * GetObject on certificate PDFs: enough to presign a GET (the URL carries its signer's permissions).
+   * No ListBucket: a missing PDF is known from the certificate item, never probed in S3.
+   */
+  grantCertificatesRead(fn: LambdaFunction): Grant {
+    fn.addEnvironment(ENV.certificatesBucket, this.certificatesBucket.bucketName);
+    return Grant.addToPrincipal({
+      grantee: fn,
+      actions: ['s3:GetObject'],
+      resourceArns: [this.certificatesBucket.arnForObjects('certificates/*')],
+    });
+  }
+
+  /** Read, plus PutObject to store a generated PDF (no delete: certificates are never withdrawn). */
+  grantCertificatesWrite(fn: LambdaFunction): Grant {
+    return this.grantCertificatesRead(fn).combine(
+      Grant.addToPrincipal({
+        grantee: fn,
+        actions: ['s3:PutObject'],
+        resourceArns: [this.certificatesBucket.arnForObjects('certificates/*')],
+      }),
+    );
+  }
+
   private grantOnLedgerTable(fn: LambdaFunction, ...actions: string[]): Grant {
     // The table itself only: writes never target an index.
     return Grant.addToPrincipal({ grantee: fn, actions, resourceArns: [this.ledgerTable.tableArn] });

@@ -37,6 +37,8 @@ export function applyPermissions(
   if (permissions.uploads === 'presign') data.grantUploadsPresign(fn);
   if (permissions.uploads === 'read') data.grantUploadsRead(fn);
   if (permissions.uploads === 'write') data.grantUploadsWrite(fn);
+  if (permissions.certificates === 'read') data.grantCertificatesRead(fn);
+  if (permissions.certificates === 'write') data.grantCertificatesWrite(fn);
   if (permissions.sign) signing.grantSign(fn);
   else if (permissions.publicKey) signing.grantPublicKey(fn);
   // Whoever archives a record dispatches it to the record subscribers' queues (shared/ledger/dispatch.ts).

@@ -1,6 +1,7 @@
 import { Stack, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
 import { ROUTES } from '../shared/routes.js';
+import { ENV } from '../shared/runtime/config.js';
 import type { RouteDef } from '../shared/routes/route.js';
 import { WORKERS, type WorkerDef } from '../shared/workers.js';
 import { Api } from './api.js';
@@ -21,6 +22,11 @@ export interface GovernanceLedgerStackProps extends StackProps {
   routes?: readonly RouteDef[];
   /** @default WORKERS of shared/workers.ts */
   workers?: readonly WorkerDef[];
+  /**
+   * Public base URL printed on certificates (verification page and QR code), e.g. a custom domain.
+   * @default the HTTP API's own URL
+   */
+  publicBaseUrl?: string;
 }
 
 /** The whole service for one stage. It only composes the areas; each area owns its resources and grants. */
@@ -39,6 +45,7 @@ export class GovernanceLedgerStack extends Stack {
       oidc,
       routes = ROUTES,
       workers = WORKERS,
+      publicBaseUrl,
       ...stackProps
     } = props;
     const stage = stageSettings(stageName);
@@ -56,5 +63,11 @@ export class GovernanceLedgerStack extends Stack {
     const resources = { data: this.data, signing: this.signing, queues: this.queues, auth: this.auth };
     this.workers = new Workers(this, 'Workers', { stage, workers, resources });
     this.api = new Api(this, 'Api', { stage, routes, resources });
+    for (const worker of workers) {
+      if (worker.needsPublicBaseUrl)
+        this.workers.functions
+          .get(worker.name)!
+          .addEnvironment(ENV.publicBaseUrl, publicBaseUrl ?? this.api.url);
+    }
   }
 }

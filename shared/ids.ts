@@ -16,6 +16,7 @@ export const ID_PREFIX = {
   reportLog: 'rpt',
   webhook: 'wh',
   webhookDelivery: 'whd',
+  certificate: 'cert',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIX;

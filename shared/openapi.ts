@@ -61,7 +61,11 @@ export function buildOpenApi(routes: readonly RouteDef[] = ROUTES): Record<strin
       responses[status] = {
         description: response.description,
         ...(response.schema
-          ? { content: { 'application/json': { schema: convert(response.schema, 'output') } } }
+          ? {
+              content: {
+                [response.contentType ?? 'application/json']: { schema: convert(response.schema, 'output') },
+              },
+            }
           : {}),
       };
     }

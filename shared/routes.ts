@@ -1,3 +1,4 @@
+import * as certificates from './routes/certificates.js';
 import * as documentTypes from './routes/document-types.js';
 import * as firm from './routes/firm.js';
 import * as impactAssessments from './routes/impact-assessments.js';
@@ -19,6 +20,7 @@ import type { HttpMethod, RouteDef } from './routes/route.js';
 export const ROUTES: readonly RouteDef[] = [
   ...Object.values(platform),
   ...Object.values(ledger),
+  ...Object.values(certificates),
   ...Object.values(integrity),
   ...Object.values(firm),
   ...Object.values(users),

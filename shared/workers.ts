@@ -19,6 +19,8 @@ export interface WorkerDef {
   trigger: WorkerTrigger;
   permissions: Permissions;
   timeoutSeconds: number;
+  /** Needs the public base URL of the API (PUBLIC_BASE_URL), e.g. to print verification links. */
+  needsPublicBaseUrl?: boolean;
 }
 
 /**
@@ -118,5 +120,21 @@ export const WORKERS: readonly WorkerDef[] = [
     trigger: { kind: 'schedule', everyMinutes: 1, localIntervalEnv: 'SLA_SWEEP_INTERVAL_SECONDS' },
     permissions: { main: 'write', ledger: 'append', immutable: 'write', sign: true },
     timeoutSeconds: 60,
+  },
+  {
+    name: 'certificate-issue',
+    handler: 'functions/workers/certificate-issue',
+    description:
+      "Generates a ledger record's one certificate (PDF and item) and links it to its job or assessment",
+    trigger: {
+      kind: 'queue',
+      queue: 'certificates',
+      batchSize: 5,
+      maxReceiveCount: 5,
+      visibilityTimeoutSeconds: 120,
+    },
+    permissions: { main: 'write', ledger: 'read', certificates: 'write', publicKey: true },
+    timeoutSeconds: 60,
+    needsPublicBaseUrl: true,
   },
 ];

@@ -1,3 +1,4 @@
+import { AUTO_ISSUED_EVENTS } from '../domain/certificates/content.js';
 import type { QueueName } from '../ports/queue.js';
 import type { Deps } from '../runtime/deps.js';
 import { WEBHOOK_EVENT_NAMES, type LedgerEventType } from './event-types.js';
@@ -26,6 +27,8 @@ export const RECORD_SUBSCRIBERS: readonly RecordSubscriber[] = [
   { queue: 'reporting', wants: (eventType) => OUTCOME_EVENT_TYPES.includes(eventType) },
   // Webhook fan-out: every event with a webhook name (functions/workers/webhooks).
   { queue: 'webhooks', wants: (eventType) => eventType in WEBHOOK_EVENT_NAMES },
+  // Certificates are issued without being asked for review outcomes and impact-assessment approvals.
+  { queue: 'certificates', wants: (eventType) => AUTO_ISSUED_EVENTS.has(eventType) },
 ];
 
 /** The events that complete a review job (one per job). */

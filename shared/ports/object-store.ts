@@ -26,6 +26,17 @@ export interface PresignedPut {
   expiresAt: string;
 }
 
+/** What a presigned GET URL allows: reading this one object, until expiry. */
+export interface PresignGetOptions {
+  expiresInSeconds: number;
+}
+
+export interface PresignedGet {
+  url: string;
+  /** ISO-8601 instant after which the URL is refused. */
+  expiresAt: string;
+}
+
 export interface ObjectStore {
   /**
    * Writes an object. On the immutable bucket a second write of identical bytes succeeds (idempotent
@@ -43,6 +54,8 @@ export interface ObjectStore {
    * before expiry. The local store also refuses a second PUT to the key; S3 cannot (see docs/architecture.md).
    */
   presignPut(bucket: BucketName, key: string, options: PresignPutOptions): Promise<PresignedPut>;
+  /** A URL anyone holding it can GET the object from without credentials, until expiry (certificate PDFs). */
+  presignGet(bucket: BucketName, key: string, options: PresignGetOptions): Promise<PresignedGet>;
 }
 
 export class ImmutableObjectError extends Error {

@@ -26,6 +26,11 @@ export interface Permissions {
    * signer's permissions); read: GetObject and ListBucket; write: also PutObject and DeleteObject (consume).
    */
   uploads?: 'presign' | 'read' | 'write';
+  /**
+   * The certificates bucket (PDFs under `certificates/`). read: GetObject, which a presigned GET URL carries;
+   * write: also PutObject (the certificate worker).
+   */
+  certificates?: 'read' | 'write';
   /** KMS Sign with the ledger key (every ledger append). */
   sign?: boolean;
   /** KMS GetPublicKey only (publishing the key). */
@@ -36,6 +41,8 @@ export interface Permissions {
 export interface ResponseDef {
   description: string;
   schema?: z.ZodType;
+  /** Media type of the body; default application/json (the HTML verification page is text/html). */
+  contentType?: string;
 }
 
 export interface RouteDef<

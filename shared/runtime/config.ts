@@ -21,6 +21,11 @@ export function intEnv(name: string, fallback: number): number {
   return value;
 }
 
+/** The public base URL certificates link to (`<base>/verify/<certificateId>`), without a trailing slash. */
+export function publicBaseUrl(): string {
+  return requireEnv(ENV.publicBaseUrl).replace(/\/+$/, '');
+}
+
 /** Environment variable names shared by the CDK stack (which sets them) and the runtime (which reads them). */
 export const ENV = {
   runtime: 'GLS_RUNTIME',
@@ -36,6 +41,9 @@ export const ENV = {
   integrityVerifyQueueUrl: 'INTEGRITY_VERIFY_QUEUE_URL',
   reportingQueueUrl: 'REPORTING_QUEUE_URL',
   webhooksQueueUrl: 'WEBHOOKS_QUEUE_URL',
+  certificatesQueueUrl: 'CERTIFICATES_QUEUE_URL',
+  /** Public base URL certificates print (verification link, QR code); the embedded stack sets its own. */
+  publicBaseUrl: 'PUBLIC_BASE_URL',
   oidcIssuer: 'OIDC_ISSUER',
   oidcAudience: 'OIDC_AUDIENCE',
   oidcJwksUrl: 'OIDC_JWKS_URL',
@@ -59,4 +67,5 @@ export const QUEUE_URL_ENV: Record<QueueName, string> = {
   'integrity-verify': ENV.integrityVerifyQueueUrl,
   reporting: ENV.reportingQueueUrl,
   webhooks: ENV.webhooksQueueUrl,
+  certificates: ENV.certificatesQueueUrl,
 };

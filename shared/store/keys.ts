@@ -64,6 +64,18 @@ export const keys = {
     pk: `FIRM#${firmId}`,
     sk: `WHSEQ#${webhookId}#${padSequence(sequenceNumber)}`,
   }),
+  /** A record's issued certificate (at most one per record): `CERT#<recordId>`, what the stats count. */
+  certificate: (firmId: string, recordId: string) => ({ pk: `FIRM#${firmId}`, sk: `CERT#${recordId}` }),
+  /**
+   * The certificate id reserved for a record before its PDF is generated (`CERTRESERVE#<recordId>`): the first
+   * writer wins, so a racing request, auto-issue or repeated delivery all converge on one certificate id.
+   */
+  certificateReservation: (firmId: string, recordId: string) => ({
+    pk: `FIRM#${firmId}`,
+    sk: `CERTRESERVE#${recordId}`,
+  }),
+  /** Global lookup of a certificate by its id (public verification knows only the id). */
+  certificateById: (certificateId: string) => ({ pk: `CERTIFICATE#${certificateId}`, sk: 'CERTIFICATE' }),
   ledgerHead: (firmId: string) => ({ pk: `FIRM#${firmId}`, sk: 'HEAD' }),
   ledgerRecord: (firmId: string, sequenceNumber: number) => ({
     pk: `FIRM#${firmId}`,

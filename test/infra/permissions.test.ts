@@ -1,5 +1,6 @@
 import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { ROUTES } from '../../shared/routes.js';
+import { ENV } from '../../shared/runtime/config.js';
 import type { Permissions } from '../../shared/routes/route.js';
 import { tableName } from '../../shared/store/tables.js';
 import { WORKERS } from '../../shared/workers.js';
@@ -14,6 +15,7 @@ import {
   functionStatements,
   lambdaFunction,
   onlyResource,
+  referencedId,
   routeFunctionId,
   type Statement,
 } from './template-graph.js';
@@ -130,6 +132,34 @@ describe('least privilege', () => {
       for (const action of ['dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'])
         expect(onMain).not.toContain(action);
     }
+  });
+
+  it('lets only the certificate worker write certificate PDFs, and only declared readers read them', () => {
+    const worker = WORKERS.find((w) => w.name === 'certificate-issue')!;
+    const workerFn = functionIdByDescription(template, worker.description);
+    const bucket = referencedId(
+      (lambdaFunction(template, workerFn).Properties.Environment.Variables as Record<string, unknown>)[
+        ENV.certificatesBucket
+      ],
+    );
+    for (const { name, permissions, statements } of everyFunction()) {
+      const actions = [...allowedOn(statements, bucket)].filter((a) => a.startsWith('s3:')).sort();
+      const expected =
+        permissions.certificates === 'write'
+          ? ['s3:GetObject', 's3:PutObject']
+          : permissions.certificates === 'read'
+            ? ['s3:GetObject']
+            : [];
+      expect({ name, actions }).toEqual({ name, actions: expected });
+    }
+    expect(WORKERS.filter((w) => w.permissions.certificates === 'write').map((w) => w.name)).toEqual([
+      'certificate-issue',
+    ]);
+    expect(ROUTES.filter((r) => r.permissions.certificates === 'write')).toEqual([]);
+    // The worker prints verification links: it knows the public base URL (the API's URL by default).
+    expect(lambdaFunction(template, workerFn).Properties.Environment.Variables).toHaveProperty(
+      ENV.publicBaseUrl,
+    );
   });
 
   it('grants DeleteItem on the ledger table only to archive and append', () => {

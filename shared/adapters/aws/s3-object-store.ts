@@ -12,7 +12,9 @@ import {
   ImmutableObjectError,
   type BucketName,
   type ObjectStore,
+  type PresignedGet,
   type PresignedPut,
+  type PresignGetOptions,
   type PresignPutOptions,
   type StoredObject,
 } from '../../ports/object-store.js';
@@ -40,6 +42,20 @@ export class S3ObjectStore implements ObjectStore {
       this.client,
       new PutObjectCommand({ Bucket: this.buckets[bucket], Key: key, ContentType: options.contentType }),
       { expiresIn: options.expiresInSeconds, signingDate, signableHeaders: new Set(['content-type']) },
+    );
+    return {
+      url,
+      expiresAt: new Date(signingDate.getTime() + options.expiresInSeconds * 1000).toISOString(),
+    };
+  }
+
+  /** A SigV4 query-string presigned GetObject: read-only, this key only, until expiry. */
+  async presignGet(bucket: BucketName, key: string, options: PresignGetOptions): Promise<PresignedGet> {
+    const signingDate = new Date(this.now());
+    const url = await getSignedUrl(
+      this.client,
+      new GetObjectCommand({ Bucket: this.buckets[bucket], Key: key }),
+      { expiresIn: options.expiresInSeconds, signingDate },
     );
     return {
       url,

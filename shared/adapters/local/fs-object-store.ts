@@ -1,15 +1,22 @@
 import { randomUUID } from 'node:crypto';
-import { link, mkdir, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { link, mkdir, readFile, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
 import {
   ImmutableObjectError,
   type BucketName,
   type ObjectStore,
+  type PresignedGet,
   type PresignedPut,
+  type PresignGetOptions,
   type PresignPutOptions,
   type StoredObject,
 } from '../../ports/object-store.js';
-import { presignLocalPut, type UploadSink, type UrlSigningSecret } from './presigned-uploads.js';
+import {
+  presignLocalGet,
+  presignLocalPut,
+  type UploadSink,
+  type UrlSigningSecret,
+} from './presigned-uploads.js';
 
 /** What presigning needs locally: the server's base URL and the HMAC secret in DATA_DIR. */
 export interface LocalPresignOptions {
@@ -62,11 +69,9 @@ export class FsObjectStore implements ObjectStore, UploadSink {
           if (!existing.equals(Buffer.from(body))) throw new ImmutableObjectError(bucket, key, 'overwrite');
         }
       } else {
-        await link(temp, data).catch(async (error: NodeJS.ErrnoException) => {
-          if (error.code !== 'EEXIST') throw error;
-          await rm(data);
-          await link(temp, data);
-        });
+        // rename(2) replaces atomically, so concurrent writers of one key (S3: last writer wins) cannot
+        // collide the way unlink-then-link could.
+        await rename(temp, data);
       }
     } finally {
       await rm(temp, { force: true });
@@ -106,6 +111,13 @@ export class FsObjectStore implements ObjectStore, UploadSink {
     this.paths(bucket, key);
     const now = (this.presign.now ?? Date.now)();
     return presignLocalPut(await this.presign.secret.get(), this.presign.baseUrl, bucket, key, options, now);
+  }
+
+  async presignGet(bucket: BucketName, key: string, options: PresignGetOptions): Promise<PresignedGet> {
+    if (!this.presign) throw new Error('This object store was created without a base URL: cannot presign');
+    this.paths(bucket, key);
+    const now = (this.presign.now ?? Date.now)();
+    return presignLocalGet(await this.presign.secret.get(), this.presign.baseUrl, bucket, key, options, now);
   }
 
   async get(bucket: BucketName, key: string): Promise<StoredObject | null> {

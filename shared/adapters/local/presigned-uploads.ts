@@ -2,13 +2,22 @@ import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { BucketName, PresignedPut, PresignPutOptions } from '../../ports/object-store.js';
+import type {
+  BucketName,
+  PresignedGet,
+  PresignedPut,
+  PresignGetOptions,
+  StoredObject,
+} from '../../ports/object-store.js';
+import type { PresignPutOptions } from '../../ports/object-store.js';
 
 /** Path prefix the local server answers presigned object URLs under: `/local-objects/<bucket>/<key>`. */
 export const LOCAL_OBJECTS_PREFIX = '/local-objects/';
 
 /** Buckets a local presigned PUT may write to. */
 const PRESIGNABLE: readonly BucketName[] = ['uploads'];
+/** Buckets a local presigned GET may read from (certificate PDFs; never the immutable store or uploads). */
+const READABLE: readonly BucketName[] = ['certificates'];
 
 /**
  * The HMAC secret that signs local presigned URLs: 32 random bytes, hex, created once in DATA_DIR with mode
@@ -94,6 +103,88 @@ export function presignLocalPut(
   };
 }
 
+/** What a local presigned GET URL carries (all of it covered by the signature). */
+export interface GetGrant {
+  bucket: BucketName;
+  key: string;
+  /** Epoch seconds. */
+  expires: number;
+}
+
+/** The method leads the signed text, so a PUT grant can never be replayed as a GET (or the reverse). */
+export function signGetGrant(secret: Buffer, grant: GetGrant): string {
+  return createHmac('sha256', secret)
+    .update(['GET', grant.bucket, grant.key, grant.expires].join('\n'))
+    .digest('hex');
+}
+
+/** Builds `<baseUrl>/local-objects/<bucket>/<key>?expires=&signature=`, a read-only URL for one object. */
+export function presignLocalGet(
+  secret: Buffer,
+  baseUrl: string,
+  bucket: BucketName,
+  key: string,
+  options: PresignGetOptions,
+  nowMs: number,
+): PresignedGet {
+  const expires = Math.floor(nowMs / 1000) + options.expiresInSeconds;
+  const query = new URLSearchParams({
+    expires: String(expires),
+    signature: signGetGrant(secret, { bucket, key, expires }),
+  });
+  return {
+    url: `${baseUrl.replace(/\/$/, '')}${LOCAL_OBJECTS_PREFIX}${bucket}/${encodeKey(key)}?${query}`,
+    expiresAt: new Date(expires * 1000).toISOString(),
+  };
+}
+
+export type VerifyGetResult =
+  { ok: true; grant: GetGrant } | { ok: false; status: 403 | 404; code: string; message: string };
+
+/** Checks a GET request line against its signature, then its expiry (S3's order). */
+export function verifyGet(secret: Buffer, requestUrl: string, nowMs: number): VerifyGetResult {
+  const denied = (code: string, message: string): VerifyGetResult => ({
+    ok: false,
+    status: 403,
+    code,
+    message,
+  });
+  const parsed = parseObjectPath(requestUrl);
+  if (!parsed) return denied('AccessDenied', 'Malformed key');
+  const { bucket, key, params } = parsed;
+  if (!READABLE.includes(bucket) || key === '')
+    return { ok: false, status: 404, code: 'NoSuchBucket', message: 'No such bucket' };
+  const expires = Number(params.get('expires'));
+  if (!Number.isSafeInteger(expires))
+    return denied('AccessDenied', 'Query-string authentication requires expires and signature');
+  const signature = params.get('signature') ?? '';
+  const expected = Buffer.from(signGetGrant(secret, { bucket, key, expires }), 'hex');
+  const given = /^[0-9a-f]{64}$/i.test(signature) ? Buffer.from(signature, 'hex') : Buffer.alloc(0);
+  if (given.length !== expected.length || !timingSafeEqual(given, expected))
+    return denied('SignatureDoesNotMatch', 'The request signature does not match');
+  if (Math.floor(nowMs / 1000) > expires) return denied('AccessDenied', 'Request has expired');
+  return { ok: true, grant: { bucket, key, expires } };
+}
+
+function parseObjectPath(
+  requestUrl: string,
+): { bucket: BucketName; key: string; params: URLSearchParams } | null {
+  const url = new URL(requestUrl, 'http://localhost');
+  const rest = url.pathname.slice(LOCAL_OBJECTS_PREFIX.length);
+  const slash = rest.indexOf('/');
+  if (slash <= 0) return { bucket: '' as BucketName, key: '', params: url.searchParams };
+  try {
+    const key = rest
+      .slice(slash + 1)
+      .split('/')
+      .map(decodeURIComponent)
+      .join('/');
+    return { bucket: rest.slice(0, slash) as BucketName, key, params: url.searchParams };
+  } catch {
+    return null;
+  }
+}
+
 export type VerifyResult =
   { ok: true; grant: PutGrant } | { ok: false; status: 403 | 404; code: string; message: string };
 
@@ -153,6 +244,11 @@ export interface UploadSink {
   putIfAbsent(bucket: BucketName, key: string, body: Uint8Array, contentType: string): Promise<boolean>;
 }
 
+/** Where presigned GETs read from. */
+export interface ObjectSource {
+  get(bucket: BucketName, key: string): Promise<StoredObject | null>;
+}
+
 /** Reads a request body, or null when it exceeds maxBytes (the rest is drained). */
 export type BodyReader = (maxBytes: number) => Promise<Buffer | null>;
 
@@ -162,15 +258,35 @@ export type BodyReader = (maxBytes: number) => Promise<Buffer | null>;
  */
 export function presignedUploadHandler(options: {
   secret: UrlSigningSecret;
-  sink: UploadSink;
+  sink: UploadSink & ObjectSource;
   now?: () => number;
 }): (request: IncomingMessage, response: ServerResponse, readBody: BodyReader) => Promise<boolean> {
   const now = options.now ?? Date.now;
   return async (request, response, readBody) => {
     if (!request.url?.startsWith(LOCAL_OBJECTS_PREFIX)) return false;
+    if (request.method === 'GET') {
+      await readBody(0);
+      const allowed = verifyGet(await options.secret.get(), request.url, now());
+      if (!allowed.ok) {
+        s3Error(response, allowed.status, allowed.code, allowed.message);
+        return true;
+      }
+      const object = await options.sink.get(allowed.grant.bucket, allowed.grant.key);
+      if (!object) {
+        s3Error(response, 404, 'NoSuchKey', 'The specified key does not exist');
+        return true;
+      }
+      response.writeHead(200, {
+        'content-type': object.contentType,
+        'content-length': object.body.byteLength,
+        'cache-control': 'private, no-store',
+      });
+      response.end(Buffer.from(object.body));
+      return true;
+    }
     if (request.method !== 'PUT') {
       await readBody(0);
-      s3Error(response, 405, 'MethodNotAllowed', 'Only PUT is allowed on a presigned upload URL');
+      s3Error(response, 405, 'MethodNotAllowed', 'Only GET and PUT are allowed on a presigned URL');
       return true;
     }
     const verified = verifyPut(

@@ -55,6 +55,18 @@ describe('FsObjectStore', () => {
     expect(results.filter((r) => r === 'ok')).toHaveLength(1);
   });
 
+  it('lets concurrent writers of one ordinary key all succeed, leaving one whole object (last writer wins)', async () => {
+    const bodies = Array.from({ length: 20 }, (_, i) => `version ${i} `.repeat(200));
+    await Promise.all(
+      bodies.map((body) => store.put('certificates', 'certificates/f/c.pdf', bytes(body), 'application/pdf')),
+    );
+    const stored = Buffer.from((await store.get('certificates', 'certificates/f/c.pdf'))!.body).toString();
+    expect(bodies).toContain(stored);
+    const keys: string[] = [];
+    for await (const key of store.list('certificates', 'certificates/')) keys.push(key);
+    expect(keys).toEqual(['certificates/f/c.pdf']);
+  });
+
   it('lists keys under a prefix in order', async () => {
     for (const key of [
       'ledger/f/000000000002.json',

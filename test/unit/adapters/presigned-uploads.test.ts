@@ -115,10 +115,12 @@ describe('presigned upload handler', () => {
   let base: string;
   let store: FsObjectStore;
   let now = T0;
+  let SECRET_FILE = '';
 
   beforeAll(async () => {
     const dir = mkdtempSync(join(tmpdir(), 'gls-presign-'));
-    const secret = new UrlSigningSecret(join(dir, 'secret.hex'));
+    SECRET_FILE = join(dir, 'secret.hex');
+    const secret = new UrlSigningSecret(SECRET_FILE);
     const handle = presignedUploadHandler({
       secret,
       sink: new FsObjectStore(join(dir, 'objects')),
@@ -176,14 +178,56 @@ describe('presigned upload handler', () => {
     expect((await put(url, new Uint8Array(1024))).status).toBe(200);
   });
 
-  it('refuses methods other than PUT', async () => {
+  it('refuses methods other than GET and PUT, and never reads uploads through a PUT URL', async () => {
     now = T0;
-    const { url } = await store.presignPut(
-      'uploads',
-      uploadKey('firm_a', '01J0000000000000000000000D', 'c.pdf'),
-      OPTIONS,
-    );
-    expect((await fetch(url)).status).toBe(405);
+    const key = uploadKey('firm_a', '01J0000000000000000000000D', 'c.pdf');
+    const { url } = await store.presignPut('uploads', key, OPTIONS);
+    expect((await put(url, 'secret')).status).toBe(200);
+    expect((await fetch(url, { method: 'DELETE' })).status).toBe(405);
+    const read = await fetch(url);
+    expect(read.status).toBe(404);
+    expect(await read.text()).toContain('<Code>NoSuchBucket</Code>');
+  });
+
+  it('serves a presigned GET of a certificate until expiry, and refuses a tampered or expired one', async () => {
+    now = T0;
+    const key = 'certificates/firm_a/cert_01J0000000000000000000000E.pdf';
+    await store.put('certificates', key, new TextEncoder().encode('%PDF-1.7 test'), 'application/pdf');
+    const { url, expiresAt } = await store.presignGet('certificates', key, { expiresInSeconds: 300 });
+    expect(expiresAt).toBe(new Date(T0 + 300_000).toISOString());
+    const expected = createHmac('sha256', await new UrlSigningSecret(SECRET_FILE).get())
+      .update(['GET', 'certificates', key, T0 / 1000 + 300].join('\n'))
+      .digest('hex');
+    expect(new URL(url).searchParams.get('signature')).toBe(expected);
+
+    const ok = await fetch(url);
+    expect(ok.status).toBe(200);
+    expect(ok.headers.get('content-type')).toBe('application/pdf');
+    expect(await ok.text()).toBe('%PDF-1.7 test');
+
+    const otherKey = url.replace('cert_01J0000000000000000000000E', 'cert_01J0000000000000000000000F');
+    expect((await fetch(otherKey)).status).toBe(403);
+    const later = new URL(url);
+    later.searchParams.set('expires', String(T0 / 1000 + 9999));
+    expect((await fetch(later)).status).toBe(403);
+    // A GET grant is not a PUT grant (and nothing may be PUT into the certificates bucket).
+    expect((await put(url, 'overwrite')).status).toBe(404);
+    expect(Buffer.from((await store.get('certificates', key))!.body).toString()).toBe('%PDF-1.7 test');
+
+    now = T0 + 301_000;
+    const expired = await fetch(url);
+    expect(expired.status).toBe(403);
+    expect(await expired.text()).toContain('Request has expired');
+  });
+
+  it('answers 404 NoSuchKey for a genuine URL of a missing object', async () => {
+    now = T0;
+    const { url } = await store.presignGet('certificates', 'certificates/firm_a/none.pdf', {
+      expiresInSeconds: 60,
+    });
+    const response = await fetch(url);
+    expect(response.status).toBe(404);
+    expect(await response.text()).toContain('<Code>NoSuchKey</Code>');
   });
 });
 

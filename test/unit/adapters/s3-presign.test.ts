@@ -1,4 +1,5 @@
-import { S3Client } from '@aws-sdk/client-s3';
+import { GetObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { mockClient } from 'aws-sdk-client-mock';
 import { S3ObjectStore } from '../../../shared/adapters/aws/s3-object-store.js';
 
 describe('S3ObjectStore.presignPut', () => {
@@ -31,5 +32,36 @@ describe('S3ObjectStore.presignPut', () => {
       expect.arrayContaining(['content-type', 'host']),
     );
     expect(expiresAt).toBe('2026-01-01T12:15:00.000Z');
+  });
+});
+
+describe('S3ObjectStore.presignGet', () => {
+  const client = new S3Client({
+    region: 'eu-west-2',
+    credentials: { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'secret' },
+  });
+  // The mock proves presigning is offline: no GetObject may reach S3 while a URL is signed.
+  const s3 = mockClient(client);
+  afterAll(() => s3.restore());
+  const now = Date.UTC(2026, 0, 1, 12, 0, 0);
+  const store = new S3ObjectStore(
+    client,
+    { immutable: 'imm-bucket', uploads: 'uploads-bucket', certificates: 'cert-bucket' },
+    () => now,
+  );
+
+  it('signs a GetObject of the certificates bucket and key, expiring as asked, without calling S3', async () => {
+    const key = 'certificates/firm_x/cert_01J0000000000000000000000E.pdf';
+    const { url, expiresAt } = await store.presignGet('certificates', key, { expiresInSeconds: 900 });
+    const parsed = new URL(url);
+    expect(parsed.hostname).toContain('cert-bucket');
+    expect(parsed.pathname).toBe(`/${key}`);
+    expect(parsed.searchParams.get('X-Amz-Signature')).toMatch(/^[0-9a-f]{64}$/);
+    expect(parsed.searchParams.get('X-Amz-Expires')).toBe('900');
+    expect(parsed.searchParams.get('X-Amz-Date')).toBe('20260101T120000Z');
+    expect(parsed.searchParams.get('x-id')).toBe('GetObject');
+    expect(expiresAt).toBe('2026-01-01T12:15:00.000Z');
+    expect(s3.commandCalls(GetObjectCommand)).toHaveLength(0);
+    expect(s3.calls()).toHaveLength(0);
   });
 });

@@ -1,0 +1,7 @@
+import { defineHandler, ok } from '../../shared/http/handler.js';
+import { getCertificate } from '../../shared/routes/certificates.js';
+import { findCertificate } from '../../shared/services/certificates.js';
+
+export const handler = defineHandler(getCertificate, async ({ deps, principal, params }) =>
+  ok(await findCertificate(deps, principal.firmId, params.id)),
+);

@@ -1,0 +1,7 @@
+import { defineHandler, ok } from '../../shared/http/handler.js';
+import { getRecordCertificate } from '../../shared/routes/certificates.js';
+import { recordCertificateUrl } from '../../shared/services/certificates.js';
+
+export const handler = defineHandler(getRecordCertificate, async ({ deps, principal, params }) =>
+  ok(await recordCertificateUrl(deps, principal.firmId, params.id)),
+);

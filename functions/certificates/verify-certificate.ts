@@ -1,0 +1,7 @@
+import { defineHandler, ok } from '../../shared/http/handler.js';
+import { verifyCertificate } from '../../shared/routes/certificates.js';
+import { verifyCertificate as verify } from '../../shared/services/certificates.js';
+
+export const handler = defineHandler(verifyCertificate, async ({ deps, params }) =>
+  ok(await verify(deps, params.certificateId)),
+);

@@ -1,0 +1,257 @@
+import {
+  certificateMetadata,
+  certificatePdfKey,
+  keyFingerprint,
+  verificationUrl,
+  type JobSnapshot,
+} from '../domain/certificates/content.js';
+import { renderCertificatePdf } from '../domain/certificates/pdf.js';
+import { checkChunk, type VerificationCursor } from '../domain/integrity/chain-check.js';
+import { diffRecords } from '../domain/integrity/record-diff.js';
+import { NotFoundError } from '../errors.js';
+import { newId } from '../ids.js';
+import type { RecordMessage } from '../ledger/dispatch.js';
+import { recordOf, type LedgerRecord } from '../ledger/record.js';
+import { publicKeyBase64 } from '../ledger/signing-key.js';
+import { checkRecord } from '../ledger/verify.js';
+import { isoNow } from '../ports/clock.js';
+import type { Deps } from '../runtime/deps.js';
+import {
+  getCertificateById,
+  getCertificateForRecord,
+  impactAssessmentKey,
+  linkCertificate,
+  listCertificateItems,
+  reserveCertificateId,
+  saveCertificate,
+  type CertificateItem,
+} from '../store/certificate-store.js';
+import { getFirm } from '../store/firm-store.js';
+import { immutableRecordKey, keys } from '../store/keys.js';
+import { getRecordById, getRecordBySequence, queryRowRange } from '../store/ledger-store.js';
+import { getJob } from '../store/review-job-store.js';
+
+/** Lifetime of a presigned PDF URL. */
+export const PDF_URL_TTL_SECONDS = 15 * 60;
+
+const OUTCOME_EVENTS = new Set(['DOCUMENT_APPROVED', 'DOCUMENT_MODIFIED', 'DOCUMENT_REJECTED']);
+
+/** The API shape of a certificate: the stored item, with a freshly presigned PDF URL, without the snapshot. */
+export async function presentCertificate(deps: Deps, item: CertificateItem) {
+  const { url } = await deps.objects.presignGet('certificates', item.pdfStorageKey, {
+    expiresInSeconds: PDF_URL_TTL_SECONDS,
+  });
+  return {
+    id: item.id,
+    ledgerRecordId: item.ledgerRecordId,
+    firmId: item.firmId,
+    firmName: item.firmName,
+    firmFrnNumber: item.firmFrnNumber,
+    issuedAt: item.issuedAt,
+    verificationUrl: item.verificationUrl,
+    pdfUrl: url,
+    pdfStorageKey: item.pdfStorageKey,
+    metadata: item.metadata,
+  };
+}
+
+async function requireRecord(deps: Deps, firmId: string, recordId: string): Promise<LedgerRecord> {
+  const record = await getRecordById(deps, firmId, recordId);
+  if (!record) throw new NotFoundError('Ledger record not found');
+  return record;
+}
+
+/**
+ * POST /v1/ledger/records/{id}/certificate: `existing` with the id once a certificate is issued, otherwise
+ * enqueues generation (again, harmlessly, if it is already under way: the worker is idempotent).
+ */
+export async function requestCertificate(deps: Deps, firmId: string, recordId: string) {
+  const record = await requireRecord(deps, firmId, recordId);
+  const existing = await getCertificateForRecord(deps, firmId, record.id);
+  if (existing) return { certificateId: existing.id, status: 'existing' as const };
+  await deps.queue.send('certificates', {
+    firmId,
+    sequenceNumber: record.sequenceNumber,
+    recordId: record.id,
+    eventType: record.eventType,
+  } satisfies RecordMessage);
+  return { certificateId: null, status: 'enqueued' as const };
+}
+
+/** GET /v1/ledger/records/{id}/certificate: a presigned URL of the PDF; 404 until it is generated. */
+export async function recordCertificateUrl(deps: Deps, firmId: string, recordId: string) {
+  await requireRecord(deps, firmId, recordId);
+  const certificate = await getCertificateForRecord(deps, firmId, recordId);
+  if (!certificate) throw new NotFoundError('No certificate has been generated for this record yet');
+  const { url } = await deps.objects.presignGet('certificates', certificate.pdfStorageKey, {
+    expiresInSeconds: PDF_URL_TTL_SECONDS,
+  });
+  return { url, certificateId: certificate.id };
+}
+
+/** The firm's certificates, newest first. */
+export async function firmCertificates(deps: Deps, firmId: string) {
+  const items = await listCertificateItems(deps, firmId);
+  items.sort((a, b) => b.issuedAt.localeCompare(a.issuedAt) || b.id.localeCompare(a.id));
+  return Promise.all(items.map((item) => presentCertificate(deps, item)));
+}
+
+export async function findCertificate(deps: Deps, firmId: string, certificateId: string) {
+  const item = await getCertificateById(deps, certificateId);
+  if (!item || item.firmId !== firmId) throw new NotFoundError('Certificate not found');
+  return presentCertificate(deps, item);
+}
+
+/**
+ * The certificate worker: issues the record's one certificate. Every step converges when repeated, so a
+ * duplicate delivery, a request racing the auto-issue or a retry after a crash ends with the same result:
+ * the first reservation fixes the certificate id and issue time, the PDF key derives from the id (a retry
+ * overwrites it with the same document), the certificate item is created only if absent, and the job or
+ * assessment link is set only while still null.
+ */
+export async function issueCertificate(deps: Deps, message: RecordMessage, publicBaseUrl: string) {
+  const { firmId, recordId } = message;
+  const existing = await getCertificateForRecord(deps, firmId, recordId);
+  if (existing) {
+    const record = await getRecordById(deps, firmId, recordId);
+    if (record) await linkSubject(deps, record, existing.id);
+    return existing;
+  }
+  const record =
+    (await getRecordBySequence(deps, firmId, message.sequenceNumber)) ??
+    (await getRecordById(deps, firmId, recordId));
+  if (!record || record.id !== recordId || record.firmId !== firmId)
+    throw new Error(`Ledger record ${recordId} of ${firmId} not found at sequence ${message.sequenceNumber}`);
+  // Never certify a record that does not verify: the message fails, is retried, and ends in the DLQ.
+  const problems: string[] = checkRecord(record);
+  if (record.publicKey !== (await publicKeyBase64(deps.signer))) problems.push('UNTRUSTED_KEY');
+  if (problems.length > 0)
+    throw new Error(`Refusing to certify ${recordId}: it does not verify (${problems.join(', ')})`);
+
+  const reservation = await reserveCertificateId(deps, firmId, recordId, {
+    certificateId: newId('certificate'),
+    reservedAt: isoNow(deps.clock),
+  });
+  const [firm, job] = await Promise.all([
+    getFirm(deps, firmId),
+    record.reviewJobId ? getJob(deps, firmId, record.reviewJobId) : Promise.resolve(null),
+  ]);
+  if (!firm) throw new Error(`Firm ${firmId} not found`);
+  const certificateId = reservation.certificateId;
+  const certificate: CertificateItem = {
+    id: certificateId,
+    ledgerRecordId: record.id,
+    firmId,
+    firmName: firm.name,
+    firmFrnNumber: firm.frnNumber,
+    issuedAt: reservation.reservedAt,
+    verificationUrl: verificationUrl(publicBaseUrl, certificateId),
+    pdfStorageKey: certificatePdfKey(firmId, certificateId),
+    metadata: certificateMetadata(record, job as JobSnapshot | null),
+    sequenceNumber: record.sequenceNumber,
+    recordHash: record.recordHash,
+    chainHash: record.chainHash,
+  };
+  const pdf = await renderCertificatePdf({
+    certificateId,
+    firmName: certificate.firmName,
+    firmFrnNumber: certificate.firmFrnNumber,
+    issuedAt: certificate.issuedAt,
+    verificationUrl: certificate.verificationUrl,
+    metadata: certificate.metadata,
+    record,
+    keyFingerprint: keyFingerprint(record.publicKey),
+  });
+  await deps.objects.put('certificates', certificate.pdfStorageKey, pdf, 'application/pdf');
+  await saveCertificate(deps, certificate);
+  await linkSubject(deps, record, certificateId);
+  return certificate;
+}
+
+/** Fills the review job's (outcome records) or the impact assessment's (approvals) certificateId. */
+async function linkSubject(deps: Deps, record: LedgerRecord, certificateId: string): Promise<void> {
+  if (OUTCOME_EVENTS.has(record.eventType) && record.reviewJobId)
+    await linkCertificate(deps, keys.job(record.firmId, record.reviewJobId), certificateId);
+  const assessmentId = record.documentMetadata.assessmentId;
+  if (record.eventType === 'IMPACT_ASSESSMENT_APPROVED' && typeof assessmentId === 'string' && assessmentId)
+    await linkCertificate(deps, impactAssessmentKey(record.firmId, assessmentId), certificateId);
+}
+
+/**
+ * Public verification of a certificate: recomputes the certified record's hashes from the stored row, checks
+ * its link to the previous record, its signature and that the key is the service's published key (the very
+ * checks of chain verification, shared/domain/integrity/chain-check.ts), compares the row with its immutable
+ * copy and with what the certificate recorded at issue. `reason` lists every failure; null when valid.
+ */
+export async function verifyCertificate(deps: Deps, certificateId: string) {
+  const item = await getCertificateById(deps, certificateId);
+  if (!item) throw new NotFoundError('Certificate not found');
+  const { firmId, sequenceNumber } = item;
+  const [rows, copyObject, trustedKey] = await Promise.all([
+    queryRowRange(deps, firmId, Math.max(1, sequenceNumber - 1), sequenceNumber),
+    deps.objects.get('immutable', immutableRecordKey(firmId, sequenceNumber, item.ledgerRecordId)),
+    publicKeyBase64(deps.signer),
+  ]);
+  const row = rows.find((r) => r.position === sequenceNumber)?.record ?? null;
+  const previous =
+    sequenceNumber > 1 ? (rows.find((r) => r.position === sequenceNumber - 1)?.record ?? null) : null;
+  const copy = copyObject
+    ? recordOf(JSON.parse(Buffer.from(copyObject.body).toString('utf8')) as LedgerRecord)
+    : null;
+
+  const reasons: string[] = [];
+  if (!row) reasons.push(`no record is stored under sequence number ${sequenceNumber} (it was deleted)`);
+  else {
+    if (row.id !== item.ledgerRecordId)
+      reasons.push(`the record stored under sequence number ${sequenceNumber} is not the certified record`);
+    const cursor: VerificationCursor = {
+      nextSequence: sequenceNumber,
+      previousChainHash: previous?.chainHash ?? null,
+      previousKnown: sequenceNumber === 1 || previous !== null,
+      recordsChecked: 0,
+      brokenCount: 0,
+    };
+    const { broken } = checkChunk(
+      firmId,
+      [{ position: sequenceNumber, record: row }],
+      sequenceNumber,
+      cursor,
+      new Set([trustedKey]),
+    );
+    reasons.push(...broken.flatMap((b) => b.problems.map((p) => p.message)));
+    if (sequenceNumber > 1 && !previous)
+      reasons.push('the previous record is missing, so the chain link cannot be checked');
+    if (row.recordHash !== item.recordHash || row.chainHash !== item.chainHash)
+      reasons.push('the record hashes differ from those the certificate was issued for');
+  }
+  if (!copy) reasons.push('the immutable backup copy of the record is missing');
+  else if (row) {
+    const diffs = diffRecords(row, copy);
+    if (diffs.length > 0)
+      reasons.push(
+        `the stored record differs from its immutable copy in ${diffs.map((d) => d.field).join(', ')}`,
+      );
+  }
+  const shown = row ?? copy;
+  return {
+    valid: reasons.length === 0,
+    certificate: await presentCertificate(deps, item),
+    record: {
+      id: shown?.id ?? item.ledgerRecordId,
+      sequenceNumber: shown?.sequenceNumber ?? sequenceNumber,
+      documentHash: shown?.documentHash ?? '',
+      previousHash: shown?.previousHash ?? null,
+      recordHash: shown?.recordHash ?? item.recordHash,
+      chainHash: shown?.chainHash ?? item.chainHash,
+      signature: shown?.signature ?? '',
+      publicKey: shown?.publicKey ?? '',
+    },
+    verifiedAt: isoNow(deps.clock),
+    reason:
+      reasons.length === 0
+        ? null
+        : `The certified record does not verify: ${[...new Set(reasons)].join('; ')}.`,
+  };
+}
+
+export type VerificationOutcome = Awaited<ReturnType<typeof verifyCertificate>>;

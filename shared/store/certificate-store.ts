@@ -1,0 +1,187 @@
+import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { GetCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { CertificateMetadata } from '../domain/certificates/content.js';
+import type { Deps } from '../runtime/deps.js';
+import { queryAll, withoutKeys } from './dynamo.js';
+import { keys, SK_PREFIX } from './keys.js';
+
+/**
+ * An issued certificate: `FIRM#<firmId>` / `CERT#<recordId>` in the main table (one per record by key), plus
+ * the global lookup `CERTIFICATE#<id>` holding `{firmId, ledgerRecordId}` for public verification.
+ * The presigned pdfUrl is not stored: it is minted on every read.
+ */
+export interface CertificateItem {
+  id: string;
+  ledgerRecordId: string;
+  firmId: string;
+  firmName: string;
+  firmFrnNumber: string;
+  issuedAt: string;
+  verificationUrl: string;
+  pdfStorageKey: string;
+  metadata: CertificateMetadata;
+  /** What was certified, so verification can tell a row changed since issue from one that never matched. */
+  sequenceNumber: number;
+  recordHash: string;
+  chainHash: string;
+}
+
+export interface Reservation {
+  certificateId: string;
+  reservedAt: string;
+}
+
+/**
+ * Reserves `candidate` as the record's certificate id, unless one is already reserved: the first writer wins
+ * and every later caller (a racing worker, a repeated delivery, a retry after a crash) gets the same id.
+ */
+export async function reserveCertificateId(
+  deps: Deps,
+  firmId: string,
+  recordId: string,
+  candidate: Reservation,
+): Promise<Reservation> {
+  try {
+    await deps.db.send(
+      new PutCommand({
+        TableName: deps.tables.main,
+        Item: { ...keys.certificateReservation(firmId, recordId), recordId, ...candidate },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      }),
+    );
+    return candidate;
+  } catch (error) {
+    if (!(error instanceof ConditionalCheckFailedException)) throw error;
+  }
+  const existing = await getReservation(deps, firmId, recordId);
+  if (!existing) throw new Error(`Certificate reservation of ${recordId} vanished`);
+  return existing;
+}
+
+export async function getReservation(
+  deps: Deps,
+  firmId: string,
+  recordId: string,
+): Promise<Reservation | null> {
+  const { Item } = await deps.db.send(
+    new GetCommand({
+      TableName: deps.tables.main,
+      Key: keys.certificateReservation(firmId, recordId),
+      ConsistentRead: true,
+    }),
+  );
+  return Item ? { certificateId: Item.certificateId as string, reservedAt: Item.reservedAt as string } : null;
+}
+
+/**
+ * Saves an issued certificate and its global lookup in one transaction, each only if absent. Returns false
+ * when the certificate was already saved (a repeated delivery that got this far).
+ */
+export async function saveCertificate(deps: Deps, certificate: CertificateItem): Promise<boolean> {
+  try {
+    await deps.db.send(
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            Put: {
+              TableName: deps.tables.main,
+              Item: { ...keys.certificate(certificate.firmId, certificate.ledgerRecordId), ...certificate },
+              ConditionExpression: 'attribute_not_exists(pk)',
+            },
+          },
+          {
+            Put: {
+              TableName: deps.tables.main,
+              Item: {
+                ...keys.certificateById(certificate.id),
+                firmId: certificate.firmId,
+                ledgerRecordId: certificate.ledgerRecordId,
+              },
+              ConditionExpression: 'attribute_not_exists(pk)',
+            },
+          },
+        ],
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (
+      error instanceof TransactionCanceledException &&
+      error.CancellationReasons?.some((reason) => reason.Code === 'ConditionalCheckFailed')
+    )
+      return false;
+    throw error;
+  }
+}
+
+export async function getCertificateForRecord(
+  deps: Deps,
+  firmId: string,
+  recordId: string,
+): Promise<CertificateItem | null> {
+  const { Item } = await deps.db.send(
+    new GetCommand({
+      TableName: deps.tables.main,
+      Key: keys.certificate(firmId, recordId),
+      ConsistentRead: true,
+    }),
+  );
+  return Item ? (withoutKeys(Item) as unknown as CertificateItem) : null;
+}
+
+/** A certificate by id, whichever firm it belongs to (public verification); callers check the firm. */
+export async function getCertificateById(deps: Deps, certificateId: string): Promise<CertificateItem | null> {
+  const { Item } = await deps.db.send(
+    new GetCommand({ TableName: deps.tables.main, Key: keys.certificateById(certificateId) }),
+  );
+  if (!Item) return null;
+  const certificate = await getCertificateForRecord(
+    deps,
+    Item.firmId as string,
+    Item.ledgerRecordId as string,
+  );
+  return certificate?.id === certificateId ? certificate : null;
+}
+
+/** Every certificate of the firm. */
+export async function listCertificateItems(deps: Deps, firmId: string): Promise<CertificateItem[]> {
+  const items = await queryAll(deps.db, {
+    TableName: deps.tables.main,
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+    ExpressionAttributeValues: { ':pk': keys.firmPk(firmId), ':prefix': SK_PREFIX.certificate },
+  });
+  return items.map((item) => withoutKeys(item) as unknown as CertificateItem);
+}
+
+/**
+ * Sets `certificateId` on an existing item whose certificateId is still null (or absent): a review job
+ * (`JOB#<id>`) or an impact assessment (`IA#<id>`). Never creates the item, never replaces another id.
+ * Returns false when the condition did not hold.
+ */
+export async function linkCertificate(
+  deps: Deps,
+  key: { pk: string; sk: string },
+  certificateId: string,
+): Promise<boolean> {
+  try {
+    await deps.db.send(
+      new UpdateCommand({
+        TableName: deps.tables.main,
+        Key: key,
+        UpdateExpression: 'SET certificateId = :id',
+        ConditionExpression:
+          'attribute_exists(pk) AND (attribute_not_exists(certificateId) OR certificateId = :null OR certificateId = :id)',
+        ExpressionAttributeValues: { ':id': certificateId, ':null': null },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException) return false;
+    throw error;
+  }
+}
+
+/** The impact assessment item (`FIRM#<firmId>` / `IA#<assessmentId>`, owned by the governance area). */
+export function impactAssessmentKey(firmId: string, assessmentId: string): { pk: string; sk: string } {
+  return { pk: keys.firmPk(firmId), sk: `IA#${assessmentId}` };
+}
