@@ -4,6 +4,7 @@ import {
   INCIDENT_SEVERITIES,
   INCIDENT_STATUSES,
   REMEDIATION_STATUSES,
+  type IncidentCategory,
 } from '../domain/governance/incidents.js';
 import { Timestamp } from './common.js';
 import { ActorSummary } from './governance-actors.js';
@@ -119,7 +120,12 @@ export const IncidentStats = z
     resolved: z.int().meta({ description: 'RESOLVED or CLOSED' }),
     critical: z.int().meta({ description: 'Severity CRITICAL, any status' }),
     byCategory: z
-      .record(z.enum(INCIDENT_CATEGORIES), z.int())
+      .object(
+        Object.fromEntries(INCIDENT_CATEGORIES.map((c) => [c, z.int()])) as Record<
+          IncidentCategory,
+          z.ZodInt
+        >,
+      )
       .meta({ description: 'Every category, zeros included' }),
     trend: z
       .array(
