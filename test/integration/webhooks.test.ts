@@ -2,7 +2,7 @@ import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypt
 import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { handleWebhookMessage } from '../../shared/services/webhook-delivery.js';
-import { api, createFirm, stackDeps, type TestFirm } from './helpers.js';
+import { api, createFirm, seedUser, stackDeps, tokenFor, type TestFirm } from './helpers.js';
 
 /** What the receiver saw of one request. */
 interface Received {
@@ -210,6 +210,22 @@ describe('webhook registration', () => {
       expect(response.body.error.details).toEqual([
         { path: 'body.url', message: expect.stringMatching(why) },
       ]);
+    }
+  });
+
+  it('lets a FIRM_ADMIN user manage webhooks, and no other role see the secrets', async () => {
+    const admin = await tokenFor(firm.firmId, firm.admin.email);
+    const listed = await api('GET', '/v1/firm/me/webhooks', { token: admin });
+    expect(listed.status).toBe(200);
+    const reviewer = await seedUser(firm.firmId, 'REVIEWER', `reviewer-${Date.now()}@firm.test`);
+    const token = await tokenFor(firm.firmId, reviewer.email);
+    for (const [method, path, body] of [
+      ['GET', '/v1/firm/me/webhooks', undefined],
+      ['POST', '/v1/firm/me/webhooks', { url: 'http://127.0.0.1:9/', events: ['job.submitted'] }],
+    ] as const) {
+      const response = await api(method, path, { token, body });
+      expect(response.status).toBe(403);
+      expect(JSON.stringify(response.body)).not.toContain('whsec_');
     }
   });
 
