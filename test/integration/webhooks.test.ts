@@ -1,8 +1,10 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { newId } from '../../shared/ids.js';
 import { handleWebhookMessage } from '../../shared/services/webhook-delivery.js';
-import { api, createFirm, stackDeps, type TestFirm } from './helpers.js';
+import { createDelivery } from '../../shared/store/webhook-store.js';
+import { api, createFirm, seedUser, stackDeps, tokenFor, type TestFirm } from './helpers.js';
 
 /** What the receiver saw of one request. */
 interface Received {
@@ -213,6 +215,22 @@ describe('webhook registration', () => {
     }
   });
 
+  it('lets a FIRM_ADMIN user manage webhooks, and no other role see the secrets', async () => {
+    const admin = await tokenFor(firm.firmId, firm.admin.email);
+    const listed = await api('GET', '/v1/firm/me/webhooks', { token: admin });
+    expect(listed.status).toBe(200);
+    const reviewer = await seedUser(firm.firmId, 'REVIEWER', `reviewer-${Date.now()}@firm.test`);
+    const token = await tokenFor(firm.firmId, reviewer.email);
+    for (const [method, path, body] of [
+      ['GET', '/v1/firm/me/webhooks', undefined],
+      ['POST', '/v1/firm/me/webhooks', { url: 'http://127.0.0.1:9/', events: ['job.submitted'] }],
+    ] as const) {
+      const response = await api(method, path, { token, body });
+      expect(response.status).toBe(403);
+      expect(JSON.stringify(response.body)).not.toContain('whsec_');
+    }
+  });
+
   it('deactivates: 204, kept in the list with isActive false; repeated 204; unknown 404', async () => {
     const webhook = await register(firm, 'http://127.0.0.1:9/x', ['sla.breached']);
     expect((await api('DELETE', `/v1/firm/me/webhooks/${webhook.id}`, { key: firm.key })).status).toBe(204);
@@ -337,6 +355,59 @@ describe('webhook delivery', () => {
     expect(sent).toEqual([]);
     expect((await deliveries(quiet, webhook.id)).body.pagination.total).toBe(1);
     expect(r.requests).toHaveLength(1);
+  });
+
+  it('lets exactly one of two identical attempt messages deliver, and ignores a stale one', async () => {
+    const { receiver: r, url } = await receiver();
+    const webhook = await register(firm, url, ['sla.breached'], r);
+    // A delivery seeded straight into the table (as the fan-out writes it), for a sequence number no record
+    // has, so the stack's own worker never touches it.
+    const deps = { ...stackDeps(), queue: { send: async () => undefined } };
+    const body = JSON.stringify({ id: 'rec_seeded', firmId: firm.firmId, sequenceNumber: 999_999 });
+    const delivery = {
+      id: newId('webhookDelivery'),
+      firmId: firm.firmId,
+      webhookId: webhook.id,
+      recordId: 'rec_seeded',
+      sequenceNumber: 999_999,
+      eventType: 'SLA_BREACHED' as const,
+      event: 'sla.breached' as const,
+      body,
+      status: 'PENDING' as const,
+      token: 'token-1',
+      leaseUntil: null,
+      attempts: 0,
+      roundAttempts: 0,
+      attemptLog: [],
+      lastStatusCode: null,
+      lastError: null,
+      createdAt: new Date().toISOString(),
+      lastAttemptAt: null,
+      nextAttemptAt: new Date().toISOString(),
+      deliveredAt: null,
+    };
+    expect(await createDelivery(deps, delivery)).toBe('created');
+    const config = {
+      policy: { allowInsecureLoopback: true },
+      schedule: { maxAttempts: 2, baseDelaySeconds: 1, maxDelaySeconds: 1 },
+      timeoutMs: 2000,
+    };
+    const message = {
+      kind: 'webhook-attempt' as const,
+      firmId: firm.firmId,
+      webhookId: webhook.id,
+      deliveryId: delivery.id,
+    };
+    await Promise.all([
+      handleWebhookMessage(deps, { ...message, token: 'token-1' }, config),
+      handleWebhookMessage(deps, { ...message, token: 'token-1' }, config),
+    ]);
+    await handleWebhookMessage(deps, { ...message, token: 'token-0' }, config);
+    expect(r.requests).toHaveLength(1);
+    expect(r.requests[0]!.raw).toBe(body);
+    expect(r.requests[0]!.signatureValid).toBe(true);
+    const log = await deliveries(firm, webhook.id);
+    expect(log.body.data[0]).toMatchObject({ id: delivery.id, status: 'DELIVERED', attempts: 1 });
   });
 
   it('retries an attempt that times out, and dead-letters (FAILED) once the attempts run out', async () => {
