@@ -92,8 +92,8 @@ export async function modelDrift(deps: Deps, firmId: string, baselineDays: numbe
   const current: Period = { from: now - currentDays * DAY_MS, to: now };
   const baseline: Period = { from: current.from - baselineDays * DAY_MS, to: current.from - 1 };
   const [baselineCounters, currentCounters] = await Promise.all([
-    readPeriodCounters(deps, firmId, baseline),
-    readPeriodCounters(deps, firmId, current),
+    readPeriodCounters(deps, firmId, baseline, ['model']),
+    readPeriodCounters(deps, firmId, current, ['model']),
   ]);
   return {
     signals: computeDrift(baselineCounters, currentCounters),
@@ -116,7 +116,7 @@ export async function modelTimeline(
 ) {
   const now = deps.clock.now().getTime();
   const range = resolvePeriod(query, { from: now - TIMELINE_DEFAULT_DAYS * DAY_MS, to: now });
-  const days = await readPeriodCounters(deps, firmId, range);
+  const days = await readPeriodCounters(deps, firmId, range, ['model'], { months: false });
   return weeklyTimeline(days, range, provider, version);
 }
 
@@ -130,7 +130,10 @@ export async function biasReport(
   const now = deps.clock.now().getTime();
   const period = resolvePeriod(query, { from: monthsBefore(now, 12), to: now });
   const rejectionThreshold = query.rejectionThreshold ?? DEFAULT_REJECTION_THRESHOLD;
-  const [firm, days] = await Promise.all([loadFirm(deps, firmId), readPeriodCounters(deps, firmId, period)]);
+  const [firm, days] = await Promise.all([
+    loadFirm(deps, firmId),
+    readPeriodCounters(deps, firmId, period, ['all', 'seg']),
+  ]);
   const settings = effectiveSettings(firm.settings);
   const thresholds = {
     warning: settings.biasWarningThreshold,
@@ -175,8 +178,8 @@ export async function consumerDutyReport(
   const previous: Period = { from: period.from - length, to: period.from - 1 };
   const [firm, days, previousDays, head, users] = await Promise.all([
     loadFirm(deps, firmId),
-    readPeriodCounters(deps, firmId, period),
-    readPeriodCounters(deps, firmId, previous),
+    readPeriodCounters(deps, firmId, period, ['all', 'cd']),
+    readPeriodCounters(deps, firmId, previous, ['all']),
     readHead(deps, firmId),
     listUsers(deps, firmId),
   ]);

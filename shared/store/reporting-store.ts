@@ -5,11 +5,13 @@ import {
   addFact,
   contributions,
   isCounterKey,
+  splitByFamily,
+  type Family,
   type Counters,
   type DayCounters,
   type ReportingFact,
 } from '../domain/governance/aggregates.js';
-import { splitPeriod, type Period } from '../domain/governance/periods.js';
+import { splitDays, splitPeriod, type Period } from '../domain/governance/periods.js';
 import type { LedgerRecord } from '../ledger/record.js';
 import type { Deps } from '../runtime/deps.js';
 import { queryAll, withoutKeys } from './dynamo.js';
@@ -19,14 +21,22 @@ import type { TransactItem } from './ledger-store.js';
 
 /**
  * Reporting aggregates in the main table, per firm:
- * - `AGGDAY#<YYYY-MM-DD>`: the day bucket, one numeric attribute per counter (see domain/governance/aggregates).
+ * - `AGG#<family>#D#<YYYY-MM-DD>` and `AGG#<family>#M#<YYYY-MM>`: day and month buckets of one counter family
+ *   (see domain/governance/aggregates: all, seg, model, cd, vuln), one numeric attribute per counter. Families
+ *   keep each report's reads small (drift reads only model counters); months keep long windows to ~a dozen
+ *   items plus the days around them.
  * - `AGGJOB#<completedAt>#<jobId>`: the job's reporting fact. It is the idempotency marker (written with the
- *   bucket update in one transaction, conditional on not existing) and, sorted by completion time, what
+ *   bucket updates in one transaction, conditional on not existing) and, sorted by completion time, what
  *   reports read for the partial days at the edges of a period.
  */
-const AGG_DAY = 'AGGDAY#';
 const AGG_JOB = 'AGGJOB#';
-const dayKey = (firmId: string, day: string) => ({ pk: keys.firmPk(firmId), sk: `${AGG_DAY}${day}` });
+type Granularity = 'D' | 'M';
+const bucketSk = (family: Family, granularity: Granularity, bucket: string) =>
+  `AGG#${family}#${granularity}#${bucket}`;
+const bucketKey = (firmId: string, family: Family, granularity: Granularity, bucket: string) => ({
+  pk: keys.firmPk(firmId),
+  sk: bucketSk(family, granularity, bucket),
+});
 const factKey = (firmId: string, fact: ReportingFact) => ({
   pk: keys.firmPk(firmId),
   sk: `${AGG_JOB}${fact.completedAt}#${fact.jobId}`,
@@ -35,9 +45,9 @@ const factKey = (firmId: string, fact: ReportingFact) => ({
 /** Largest number of ADD terms in one update expression (expressions are limited to 4 KB). */
 const MAX_TERMS = 120;
 
-function addUpdate(counters: Counters, day: string) {
-  const names: Record<string, string> = { '#day': 'day' };
-  const values: Record<string, unknown> = { ':day': day };
+function addUpdate(counters: Counters, bucket: string) {
+  const names: Record<string, string> = { '#bucket': 'bucket' };
+  const values: Record<string, unknown> = { ':bucket': bucket };
   const terms: string[] = [];
   let i = 0;
   for (const [counter, value] of counters) {
@@ -47,15 +57,25 @@ function addUpdate(counters: Counters, day: string) {
     i++;
   }
   return {
-    UpdateExpression: `SET #day = :day ADD ${terms.join(', ')}`,
+    UpdateExpression: `SET #bucket = :bucket ADD ${terms.join(', ')}`,
     ExpressionAttributeNames: names,
     ExpressionAttributeValues: values,
   };
 }
 
+/** The bucket updates a set of counters of one day makes: per family, its day and its month. */
+function bucketUpdates(counters: Counters, day: string) {
+  const updates: { family: Family; granularity: Granularity; bucket: string; counters: Counters }[] = [];
+  for (const [family, familyCounters] of splitByFamily(counters)) {
+    updates.push({ family, granularity: 'D', bucket: day, counters: familyCounters });
+    updates.push({ family, granularity: 'M', bucket: day.slice(0, 7), counters: familyCounters });
+  }
+  return updates;
+}
+
 /**
- * Adds one completed job to its day bucket, exactly once: the fact's Put is conditional on the fact not
- * existing, in the same transaction as the bucket's ADD. Returns false when the job was already counted.
+ * Adds one completed job to its day and month buckets, exactly once: the fact's Put is conditional on the fact
+ * not existing, in the same transaction as the buckets' ADDs. Returns false when the job was already counted.
  */
 export async function commitAggregation(deps: Deps, firmId: string, fact: ReportingFact): Promise<boolean> {
   const day = fact.completedAt.slice(0, 10);
@@ -67,13 +87,13 @@ export async function commitAggregation(deps: Deps, firmId: string, fact: Report
         ConditionExpression: 'attribute_not_exists(pk)',
       },
     },
-    {
+    ...bucketUpdates(contributions(fact), day).map((u): TransactItem => ({
       Update: {
         TableName: deps.tables.main,
-        Key: dayKey(firmId, day),
-        ...addUpdate(contributions(fact), day),
+        Key: bucketKey(firmId, u.family, u.granularity, u.bucket),
+        ...addUpdate(u.counters, u.bucket),
       },
-    },
+    })),
   ];
   try {
     await deps.db.send(new TransactWriteCommand({ TransactItems: items }));
@@ -90,7 +110,7 @@ export async function commitAggregation(deps: Deps, firmId: string, fact: Report
 
 /**
  * Bulk load for seeding (tests, benches): writes the facts in batches and adds their contributions to the
- * day buckets with one update per day (per MAX_TERMS counters). Not idempotent: only for jobs never
+ * buckets with one update per bucket (per MAX_TERMS counters). Not idempotent: only for jobs never
  * aggregated before.
  */
 export async function seedAggregates(
@@ -102,22 +122,30 @@ export async function seedAggregates(
   await batchWrite(deps, deps.tables.main, puts);
   const days: DayCounters = new Map();
   for (const fact of facts) addFact(days, fact);
-  const updates: { day: string; chunk: Counters }[] = [];
+  const buckets = new Map<
+    string,
+    { key: ReturnType<typeof bucketKey>; bucket: string; counters: Counters }
+  >();
   for (const [day, counters] of days) {
+    for (const u of bucketUpdates(counters, day)) {
+      const key = bucketKey(firmId, u.family, u.granularity, u.bucket);
+      const entry = buckets.get(key.sk) ?? { key, bucket: u.bucket, counters: new Map() };
+      addCounters(entry.counters, u.counters);
+      buckets.set(key.sk, entry);
+    }
+  }
+  const updates: { key: ReturnType<typeof bucketKey>; bucket: string; chunk: Counters }[] = [];
+  for (const { key, bucket, counters } of buckets.values()) {
     const entries = [...counters];
     for (let start = 0; start < entries.length; start += MAX_TERMS)
-      updates.push({ day, chunk: new Map(entries.slice(start, start + MAX_TERMS)) });
+      updates.push({ key, bucket, chunk: new Map(entries.slice(start, start + MAX_TERMS)) });
   }
   let next = 0;
   const lane = async () => {
     while (next < updates.length) {
-      const { day, chunk } = updates[next++]!;
+      const { key, bucket, chunk } = updates[next++]!;
       await deps.db.send(
-        new UpdateCommand({
-          TableName: deps.tables.main,
-          Key: dayKey(firmId, day),
-          ...addUpdate(chunk, day),
-        }),
+        new UpdateCommand({ TableName: deps.tables.main, Key: key, ...addUpdate(chunk, bucket) }),
       );
     }
   };
@@ -149,44 +177,64 @@ export async function batchWrite(
 }
 
 /**
- * Counters per UTC day of a period: whole days from their buckets, partial edge days from the facts of the
- * jobs completed inside the period (so the edges are exact to the millisecond).
+ * Counters of a period's buckets, keyed by bucket (YYYY-MM-DD for a day, YYYY-MM for a whole month), for the
+ * given families. Whole months come from month buckets (unless `months` is false: weekly views need days),
+ * the other whole days from day buckets, and partial edge days from the facts of the jobs completed inside
+ * the period, so the edges are exact to the millisecond.
  */
-export async function readPeriodCounters(deps: Deps, firmId: string, period: Period): Promise<DayCounters> {
+export async function readPeriodCounters(
+  deps: Deps,
+  firmId: string,
+  period: Period,
+  families: readonly Family[],
+  options: { months?: boolean } = {},
+): Promise<DayCounters> {
   const split = splitPeriod(period);
-  const days: DayCounters = new Map();
-  const reads: Promise<void>[] = [];
+  const buckets: DayCounters = new Map();
+  const ranges: { granularity: Granularity; first: string; last: string }[] = [];
   if (split.wholeDays) {
     const { first, last } = split.wholeDays;
-    reads.push(
-      queryAll(deps.db, {
-        TableName: deps.tables.main,
-        KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
-        ExpressionAttributeValues: {
-          ':pk': keys.firmPk(firmId),
-          ':from': `${AGG_DAY}${first}`,
-          ':to': `${AGG_DAY}${last}`,
-        },
-      }).then((items) => {
-        for (const item of items) {
-          const counters: Counters = new Map();
-          for (const [name, value] of Object.entries(item))
-            if (isCounterKey(name) && typeof value === 'number') counters.set(name, value);
-          const day = item.day as string;
-          addCounters(days.get(day) ?? days.set(day, new Map()).get(day)!, counters);
-        }
-      }),
-    );
+    if (options.months === false) ranges.push({ granularity: 'D', first, last });
+    else {
+      const days = splitDays(first, last);
+      if (days.months) ranges.push({ granularity: 'M', ...days.months });
+      for (const range of days.days) ranges.push({ granularity: 'D', ...range });
+    }
+  }
+  const reads: Promise<void>[] = [];
+  for (const family of families) {
+    for (const range of ranges) {
+      reads.push(
+        queryAll(deps.db, {
+          TableName: deps.tables.main,
+          KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+          ExpressionAttributeValues: {
+            ':pk': keys.firmPk(firmId),
+            ':from': bucketSk(family, range.granularity, range.first),
+            ':to': bucketSk(family, range.granularity, range.last),
+          },
+        }).then((items) => {
+          for (const item of items) {
+            const bucket = item.bucket as string;
+            let counters = buckets.get(bucket);
+            if (!counters) buckets.set(bucket, (counters = new Map()));
+            for (const [name, value] of Object.entries(item))
+              if (isCounterKey(name) && typeof value === 'number')
+                counters.set(name, (counters.get(name) ?? 0) + value);
+          }
+        }),
+      );
+    }
   }
   for (const edge of split.partial) {
     reads.push(
       readFacts(deps, firmId, edge).then((facts) => {
-        for (const fact of facts) addFact(days, fact);
+        for (const fact of facts) addFact(buckets, fact);
       }),
     );
   }
   await Promise.all(reads);
-  return days;
+  return buckets;
 }
 
 /** The facts of the jobs completed in [from, to]. */

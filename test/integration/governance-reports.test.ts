@@ -231,6 +231,16 @@ describe('GET /v1/bias', () => {
     expect(at.body.totalRecords).toBe(55);
   });
 
+  it('adds a whole month bucket to the day buckets around it (15 May to 1 July)', async () => {
+    const response = await api('GET', '/v1/bias?from=2025-05-15&to=2025-07-01', { key: firm.key });
+    expect(response.body.totalRecords).toBe(58); // June's 57 and the job at 1 July 00:00
+    expect(response.body.trend.map((p: any) => [p.month, p.total, p.rejected])).toEqual([
+      ['2025-05', 0, 0],
+      ['2025-06', 57, 19],
+      ['2025-07', 1, 1],
+    ]);
+  });
+
   it("uses the rejectionThreshold query and the firm's bias settings", async () => {
     const patched = await api('PATCH', '/v1/firm/me/settings', {
       key: firm.key,

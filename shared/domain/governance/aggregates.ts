@@ -179,3 +179,39 @@ export function addFact(days: DayCounters, fact: ReportingFact): void {
   if (!counters) days.set(day, (counters = new Map()));
   addCounters(counters, contributions(fact));
 }
+
+/**
+ * Counter families: the groups stored together in one bucket item. Each report reads only the families it
+ * needs (bias: all + seg; drift and timeline: model; Consumer Duty: all + cd).
+ */
+export const FAMILIES = ['all', 'seg', 'model', 'cd', 'vuln'] as const;
+export type Family = (typeof FAMILIES)[number];
+
+const FAMILY_OF_GROUP: Record<string, Family> = {
+  all: 'all',
+  seg: 'seg',
+  model: 'model',
+  docType: 'cd',
+  reviewer: 'cd',
+  vuln: 'vuln',
+  unflagged: 'vuln',
+};
+
+export function familyOf(counter: string): Family {
+  const kind = (JSON.parse(counter) as string[])[0]!;
+  const family = FAMILY_OF_GROUP[kind];
+  if (!family) throw new Error(`Counter of unknown group: ${counter}`);
+  return family;
+}
+
+/** Splits counters by family (families without counters are absent). */
+export function splitByFamily(counters: ReadonlyMap<string, number>): Map<Family, Counters> {
+  const byFamily = new Map<Family, Counters>();
+  for (const [key, value] of counters) {
+    const family = familyOf(key);
+    let part = byFamily.get(family);
+    if (!part) byFamily.set(family, (part = new Map()));
+    part.set(key, value);
+  }
+  return byFamily;
+}

@@ -116,3 +116,33 @@ export function splitPeriod(period: Period): PeriodSplit {
   if (to > lastWholeEnd) partial.push({ from: lastWholeEnd + 1, to });
   return { wholeDays: { first: dayKey(firstWhole), last: dayKey(lastWholeEnd) }, partial };
 }
+
+/**
+ * How a range of whole days splits for reading: the whole calendar months inside it (read from month
+ * buckets) and the leading and trailing days outside those months (read from day buckets).
+ */
+export interface DaySplit {
+  months: { first: string; last: string } | null;
+  days: { first: string; last: string }[];
+}
+
+export function splitDays(first: string, last: string): DaySplit {
+  const start = Date.parse(`${first}T00:00:00.000Z`);
+  const end = Date.parse(`${last}T00:00:00.000Z`);
+  const startDate = new Date(start);
+  const firstMonth =
+    startDate.getUTCDate() === 1
+      ? start
+      : Date.UTC(startDate.getUTCFullYear(), startDate.getUTCMonth() + 1, 1);
+  const endDate = new Date(end);
+  // The first day of the month after the last whole month.
+  const afterLastMonth =
+    end + DAY_MS === Date.UTC(endDate.getUTCFullYear(), endDate.getUTCMonth() + 1, 1)
+      ? end + DAY_MS
+      : Date.UTC(endDate.getUTCFullYear(), endDate.getUTCMonth(), 1);
+  if (firstMonth >= afterLastMonth) return { months: null, days: [{ first, last }] };
+  const days: { first: string; last: string }[] = [];
+  if (start < firstMonth) days.push({ first, last: dayKey(firstMonth - DAY_MS) });
+  if (afterLastMonth <= end) days.push({ first: dayKey(afterLastMonth), last });
+  return { months: { first: monthKey(firstMonth), last: monthKey(afterLastMonth - DAY_MS) }, days };
+}

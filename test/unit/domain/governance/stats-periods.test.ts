@@ -4,6 +4,7 @@ import {
   monthsBefore,
   monthsOf,
   parseBound,
+  splitDays,
   splitPeriod,
   startOfIsoWeek,
   startOfUtcQuarter,
@@ -104,5 +105,36 @@ describe('splitPeriod', () => {
     expect(splitPeriod(inside)).toEqual({ wholeDays: null, partial: [inside] });
     const across = { from: t('2026-01-01T10:00:00.000Z'), to: t('2026-01-02T11:00:00.000Z') };
     expect(splitPeriod(across)).toEqual({ wholeDays: null, partial: [across] });
+  });
+});
+
+describe('splitDays', () => {
+  it('reads whole calendar months from month buckets and the days around them from day buckets', () => {
+    expect(splitDays('2025-11-23', '2026-11-21')).toEqual({
+      months: { first: '2025-12', last: '2026-10' },
+      days: [
+        { first: '2025-11-23', last: '2025-11-30' },
+        { first: '2026-11-01', last: '2026-11-21' },
+      ],
+    });
+    expect(splitDays('2026-01-01', '2026-03-31')).toEqual({
+      months: { first: '2026-01', last: '2026-03' },
+      days: [],
+    });
+    expect(splitDays('2026-02-01', '2026-02-28')).toEqual({
+      months: { first: '2026-02', last: '2026-02' },
+      days: [],
+    });
+  });
+
+  it('keeps days when no month is whole', () => {
+    expect(splitDays('2026-01-02', '2026-01-31')).toEqual({
+      months: null,
+      days: [{ first: '2026-01-02', last: '2026-01-31' }],
+    });
+    expect(splitDays('2026-01-15', '2026-02-10')).toEqual({
+      months: null,
+      days: [{ first: '2026-01-15', last: '2026-02-10' }],
+    });
   });
 });
