@@ -55,6 +55,13 @@ describe('webhooks in the stack', () => {
     ).toBe(true);
   });
 
+  it('never lets a deployed function accept loopback or plain-http webhook URLs', () => {
+    const functions = Object.values(resources(template, 'AWS::Lambda::Function'));
+    expect(functions.length).toBeGreaterThan(10);
+    for (const fn of functions)
+      expect(fn.Properties.Environment?.Variables?.WEBHOOK_ALLOW_INSECURE_LOOPBACK).toBeUndefined();
+  });
+
   it('gives the webhooks queue a dead-letter queue', () => {
     const queue = resources(template, 'AWS::SQS::Queue')[webhooksQueue]!;
     expect(queue.Properties.RedrivePolicy.maxReceiveCount).toBe(5);
