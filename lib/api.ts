@@ -71,6 +71,7 @@ export class Api extends Construct {
         module: route.handler,
         stage,
         description: `${route.method} ${route.path}: ${route.summary}`,
+        permissions: route.permissions,
       });
       applyRoutePermissions(fn, route, resources);
       this.functions.set(route.operationId, fn);

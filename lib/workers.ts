@@ -27,6 +27,7 @@ export class Workers extends Construct {
         module: worker.handler,
         stage,
         description: worker.description,
+        permissions: worker.permissions,
         timeout: Duration.seconds(worker.timeoutSeconds),
       });
       applyPermissions(fn, worker.permissions, resources);
