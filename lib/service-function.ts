@@ -22,6 +22,8 @@ export interface ServiceFunctionProps {
   permissions: Permissions;
   /** @default 15 seconds: well inside API Gateway's 30-second integration limit. */
   timeout?: Duration;
+  /** Concurrency reserved for (and capping) the function. @default none */
+  reservedConcurrentExecutions?: number;
   /** @default 1024 MB: CPU scales with memory, and cold starts (SDK init, hashing, zod) are CPU-bound. */
   memorySize?: number;
 }
@@ -45,6 +47,7 @@ export class ServiceFunction extends NodejsFunction {
       tracing: Tracing.ACTIVE,
       timeout: props.timeout ?? Duration.seconds(15),
       memorySize: props.memorySize ?? 1024,
+      reservedConcurrentExecutions: props.reservedConcurrentExecutions,
       logGroup: new LogGroup(scope, `${id}Logs`, {
         retention: props.stage.logRetention,
         removalPolicy: props.stage.removalPolicy,

@@ -7,6 +7,7 @@ import { Api } from './api.js';
 import { Auth, type OidcSettings } from './auth.js';
 import { Data } from './data.js';
 import { LedgerSigning } from './ledger.js';
+import { Monitoring } from './monitoring.js';
 import { WorkQueues } from './queues.js';
 import { stageSettings } from './stage.js';
 import { Workers } from './workers.js';
@@ -21,6 +22,8 @@ export interface GovernanceLedgerStackProps extends StackProps {
   routes?: readonly RouteDef[];
   /** @default WORKERS of shared/workers.ts */
   workers?: readonly WorkerDef[];
+  /** Subscribe this e-mail address to the alarm topic. */
+  alarmEmail?: string;
 }
 
 /** The whole service for one stage. It only composes the areas; each area owns its resources and grants. */
@@ -31,6 +34,7 @@ export class GovernanceLedgerStack extends Stack {
   readonly queues: WorkQueues;
   readonly workers: Workers;
   readonly api: Api;
+  readonly monitoring: Monitoring;
 
   constructor(scope: Construct, id: string, props: GovernanceLedgerStackProps) {
     const {
@@ -39,6 +43,7 @@ export class GovernanceLedgerStack extends Stack {
       oidc,
       routes = ROUTES,
       workers = WORKERS,
+      alarmEmail,
       ...stackProps
     } = props;
     const stage = stageSettings(stageName);
@@ -56,5 +61,12 @@ export class GovernanceLedgerStack extends Stack {
     const resources = { data: this.data, signing: this.signing, queues: this.queues, auth: this.auth };
     this.workers = new Workers(this, 'Workers', { stage, workers, resources });
     this.api = new Api(this, 'Api', { stage, routes, resources });
+    this.monitoring = new Monitoring(this, 'Monitoring', {
+      stage,
+      httpApi: this.api.httpApi,
+      functions: new Map([...this.api.functions, ...this.workers.functions]),
+      queues: this.queues,
+      alarmEmail,
+    });
   }
 }
