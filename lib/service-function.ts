@@ -8,6 +8,7 @@ import type { Construct } from 'constructs';
 import { ENV } from '../shared/runtime/config.js';
 import type { Permissions } from '../shared/routes/route.js';
 import { BUNDLE_OPTIONS, bundleDefines } from './bundling.js';
+import { acknowledge } from './nag.js';
 import type { StageSettings } from './stage.js';
 
 /** The repository root: handler modules in the route table and worker list are relative to it. */
@@ -72,5 +73,20 @@ export class ServiceFunction extends NodejsFunction {
         define: bundleDefines(props.permissions),
       },
     });
+    acknowledge(
+      this,
+      'IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]',
+      'AWSLambdaBasicExecutionRole grants only logs:CreateLogGroup, CreateLogStream and PutLogEvents; the log group is created by this stack with its retention, and AWS maintains the policy.',
+    );
+    acknowledge(
+      this,
+      'IAM5[Resource::*]',
+      'Only X-Ray (active tracing): xray:PutTraceSegments and xray:PutTelemetryRecords support no resource-level permissions.',
+    );
+    acknowledge(
+      this,
+      'L1',
+      'Node.js 22 is the runtime the code is built for and tested on (package.json engines, esbuild target node22); the runtime moves with the project, not with each Lambda release.',
+    );
   }
 }
