@@ -1,8 +1,18 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
+/**
+ * `import { z }` drags every zod locale and the JSON Schema converters into each Lambda bundle (459 KB against
+ * 91 KB minified, docs/benchmarks.md "Lean functions"); the namespace import tree-shakes.
+ */
+const zodNamespaceOnly = {
+  selector:
+    "ImportDeclaration[source.value='zod'][importKind='value'] > ImportSpecifier[imported.name='z'][importKind='value']",
+  message: "Use `import * as z from 'zod'`: it tree-shakes, `{ z }` bundles all of zod.",
+};
+
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'cdk.out/**', '.data/**', 'coverage/**'] },
+  { ignores: ['node_modules/**', 'cdk.out/**', '.data/**', 'coverage/**', '.tmp/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -10,6 +20,7 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@typescript-eslint/consistent-type-imports': 'error',
       'no-console': 'off',
+      'no-restricted-syntax': ['error', zodNamespaceOnly],
     },
   },
   {

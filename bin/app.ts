@@ -6,7 +6,7 @@ import { parseStage } from '../lib/stage.js';
 /**
  * The CDK app: one stack per stage.
  *
- *   npx cdk deploy -c stage=prod [-c retentionDays=3653]
+ *   npx cdk deploy -c stage=prod [-c retentionDays=3653] [-c alarmEmail=ops@example.com]
  *   npx cdk deploy -c stage=dev -c oidcIssuer=https://id.example.com -c oidcAudience=ledger-api
  *        [-c oidcJwksUrl=...] [-c oidcFirmClaim=...]        (trust that issuer instead of a Cognito user pool)
  */
@@ -51,6 +51,7 @@ new GovernanceLedgerStack(app, `GovernanceLedger-${stage}`, {
   stage,
   retentionDays: positiveInteger('retentionDays'),
   oidc: externalIssuer(),
+  alarmEmail: context('alarmEmail'),
   env: { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION },
   description: `Governance ledger service, stage ${stage}`,
 });

@@ -12,7 +12,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { z } from 'zod';
+import * as z from 'zod';
 import { DevIssuer } from '../shared/adapters/local/dev-issuer.js';
 import { KmsSigner } from '../shared/adapters/aws/kms-signer.js';
 import { ServiceError } from '../shared/errors.js';

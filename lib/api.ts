@@ -7,6 +7,7 @@ import { Construct } from 'constructs';
 import { httpRoutes } from '../shared/routes.js';
 import type { RouteDef } from '../shared/routes/route.js';
 import { applyRoutePermissions, type ServiceResources } from './permissions.js';
+import { acknowledge } from './nag.js';
 import { ServiceFunction } from './service-function.js';
 import type { StageSettings } from './stage.js';
 
@@ -62,6 +63,11 @@ export class Api extends Construct {
       },
     });
     this.url = defaultStage.url;
+    acknowledge(
+      this,
+      'APIG4',
+      'Routes authenticate in their function, once per request: an API key (SHA-256 hash looked up in DynamoDB) or an OIDC JWT verified against the issuer JWKS (shared/http/handler.ts, docs/architecture.md); public routes (health, OpenAPI, signing key) are public by the specification.',
+    );
 
     const integrations = new Map<RouteDef, HttpLambdaIntegration>();
     for (const route of props.routes) {
@@ -71,6 +77,7 @@ export class Api extends Construct {
         module: route.handler,
         stage,
         description: `${route.method} ${route.path}: ${route.summary}`,
+        permissions: route.permissions,
       });
       applyRoutePermissions(fn, route, resources);
       this.functions.set(route.operationId, fn);

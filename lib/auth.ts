@@ -1,4 +1,4 @@
-import { Stack } from 'aws-cdk-lib';
+import { Duration, Stack } from 'aws-cdk-lib';
 import {
   AccountRecovery,
   ClientAttributes,
@@ -10,6 +10,7 @@ import {
 import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
 import { ENV } from '../shared/runtime/config.js';
+import { acknowledge } from './nag.js';
 import type { StageSettings } from './stage.js';
 
 /** How bearer tokens are verified: the values the runtime reads as OIDC_* variables. */
@@ -56,12 +57,32 @@ export class Auth extends Construct {
       // A changed e-mail takes effect only once verified, so a token never carries an unproven address.
       keepOriginal: { email: true },
       customAttributes: { [FIRM_ATTRIBUTE]: new StringAttribute({ mutable: false, minLen: 1, maxLen: 64 }) },
-      mfa: Mfa.OPTIONAL,
+      // Production users must enrol a TOTP app; other stages let testers sign in with a password alone.
+      mfa: stage.production ? Mfa.REQUIRED : Mfa.OPTIONAL,
+      passwordPolicy: {
+        minLength: 12,
+        requireLowercase: true,
+        requireUppercase: true,
+        requireDigits: true,
+        requireSymbols: true,
+        tempPasswordValidity: Duration.days(3),
+      },
       mfaSecondFactor: { otp: true, sms: false },
       accountRecovery: AccountRecovery.EMAIL_ONLY,
       deletionProtection: stage.production,
       removalPolicy: stage.removalPolicy,
     });
+    acknowledge(
+      this.userPool,
+      'COG8',
+      'The Plus feature plan (threat protection) is priced per monthly active user; production requires TOTP MFA and a 12-character password policy, and a firm may switch the plan on without code changes.',
+    );
+    if (!stage.production)
+      acknowledge(
+        this.userPool,
+        'COG2',
+        'Non-production stages hold test users only; MFA is optional there and required in prod.',
+      );
     this.client = this.userPool.addClient('ApiClient', {
       // A public client signing in with SRP; no hosted UI, so no OAuth flows or callback URLs to abuse.
       generateSecret: false,

@@ -12,6 +12,7 @@ import {
 import { Construct } from 'constructs';
 import { ENV } from '../shared/runtime/config.js';
 import { TABLES, tableName, type TableDefinition } from '../shared/store/tables.js';
+import { acknowledge, wildcardUnder } from './nag.js';
 import type { StageSettings } from './stage.js';
 
 /** Seven years (and two leap days): the record-keeping period regulated advice firms are held to. */
@@ -85,6 +86,12 @@ export class Data extends Construct {
       ],
     });
     this.certificatesBucket = new Bucket(this, 'CertificatesBucket', { ...safe, versioned: true });
+    for (const bucket of [this.immutableBucket, this.uploadsBucket, this.certificatesBucket])
+      acknowledge(
+        bucket,
+        'S1',
+        'Object-level access is audited with CloudTrail S3 data events (docs/deploy.md, first deployment); server access logs would need a fourth bucket with its own retention and add nothing CloudTrail does not record.',
+      );
   }
 
   grantMainRead(fn: LambdaFunction): Grant {
@@ -233,6 +240,25 @@ export class Data extends Construct {
         resourceArns: [this.certificatesBucket.arnForObjects('certificates/*')],
       }),
     );
+  }
+
+  /**
+   * The cdk-nag IAM5 findings every object or index grant raises (ARN wildcards), acknowledged once for every
+   * bucket and table, whichever grant a function got: lib/permissions.ts calls this for each function.
+   */
+  acknowledgeWildcards(fn: LambdaFunction): void {
+    const objects =
+      'Object keys are created at run time (per firm, per record); grants name only the actions the function uses, never delete, retention or legal-hold changes, and keys are firm-scoped in code.';
+    for (const bucket of [this.immutableBucket, this.uploadsBucket, this.certificatesBucket]) {
+      acknowledge(fn, wildcardUnder(bucket, '/*'), objects);
+      acknowledge(fn, wildcardUnder(bucket, '/uploads/*'), objects);
+    }
+    for (const table of [this.mainTable, this.ledgerTable])
+      acknowledge(
+        fn,
+        wildcardUnder(table, '/index/*'),
+        "Reads the table's own global secondary indexes; tenancy is enforced by the firm partition key in code, which IAM cannot express per request.",
+      );
   }
 
   private grantOnLedgerTable(fn: LambdaFunction, ...actions: string[]): Grant {

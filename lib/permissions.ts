@@ -25,6 +25,7 @@ export function applyPermissions(
   resources: ServiceResources,
 ): void {
   const { data, signing, queues } = resources;
+  data.acknowledgeWildcards(fn);
   if (permissions.main === 'read') data.grantMainRead(fn);
   if (permissions.main === 'write') data.grantMainReadWrite(fn);
   if (permissions.ledger === 'read') data.grantLedgerRead(fn);

@@ -50,6 +50,11 @@ export class WorkQueues extends Construct {
     }
   }
 
+  /** Every queue with its dead-letter queue (monitoring alarms on each dead-letter queue). */
+  all(): [QueueName, WorkQueue][] {
+    return [...this.queues.entries()];
+  }
+
   get(name: QueueName): WorkQueue {
     const found = this.queues.get(name);
     if (!found) throw new Error(`No worker consumes queue ${name}: add one to shared/workers.ts`);

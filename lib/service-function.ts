@@ -6,6 +6,9 @@ import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { ENV } from '../shared/runtime/config.js';
+import type { Permissions } from '../shared/routes/route.js';
+import { BUNDLE_OPTIONS, bundleDefines } from './bundling.js';
+import { acknowledge } from './nag.js';
 import type { StageSettings } from './stage.js';
 
 /** The repository root: handler modules in the route table and worker list are relative to it. */
@@ -16,15 +19,20 @@ export interface ServiceFunctionProps {
   module: string;
   stage: StageSettings;
   description: string;
+  /** What the function is granted; decides which SDK clients its bundle contains. */
+  permissions: Permissions;
   /** @default 15 seconds: well inside API Gateway's 30-second integration limit. */
   timeout?: Duration;
+  /** Concurrency reserved for (and capping) the function. @default none */
+  reservedConcurrentExecutions?: number;
   /** @default 1024 MB: CPU scales with memory, and cold starts (SDK init, hashing, zod) are CPU-bound. */
   memorySize?: number;
 }
 
 /**
  * A Lambda function of this service with its safe defaults set once: Node 22 on ARM64, X-Ray tracing, its
- * own log group with the stage's retention, and an ESM bundle with source maps. Everything a function may
+ * own log group with the stage's retention, and an ESM bundle with source maps (options in lib/bundling.ts,
+ * measured against their budgets by scripts/bundle-budget.ts). Everything a function may
  * touch is granted afterwards, through the owning construct's grant methods (see lib/permissions.ts).
  */
 export class ServiceFunction extends NodejsFunction {
@@ -40,6 +48,7 @@ export class ServiceFunction extends NodejsFunction {
       tracing: Tracing.ACTIVE,
       timeout: props.timeout ?? Duration.seconds(15),
       memorySize: props.memorySize ?? 1024,
+      reservedConcurrentExecutions: props.reservedConcurrentExecutions,
       logGroup: new LogGroup(scope, `${id}Logs`, {
         retention: props.stage.logRetention,
         removalPolicy: props.stage.removalPolicy,
@@ -52,18 +61,32 @@ export class ServiceFunction extends NodejsFunction {
       },
       bundling: {
         format: OutputFormat.ESM,
-        target: 'node22',
-        mainFields: ['module', 'main'],
-        // Bundled ESM still meets CommonJS dependencies that call require().
-        banner: "import { createRequire } from 'module'; const require = createRequire(import.meta.url);",
-        minify: true,
-        // Error classes name themselves from new.target.name; minification must not rename them.
-        keepNames: true,
-        sourceMap: true,
-        sourcesContent: false,
-        // Ship the SDK version the code was tested with rather than whatever the runtime bundles.
-        bundleAwsSDK: true,
+        target: BUNDLE_OPTIONS.target,
+        mainFields: [...BUNDLE_OPTIONS.mainFields],
+        banner: BUNDLE_OPTIONS.banner,
+        minify: BUNDLE_OPTIONS.minify,
+        keepNames: BUNDLE_OPTIONS.keepNames,
+        sourceMap: BUNDLE_OPTIONS.sourceMap,
+        sourcesContent: BUNDLE_OPTIONS.sourcesContent,
+        externalModules: [...BUNDLE_OPTIONS.externalModules],
+        // Leaves out the SDK clients the function's permissions give it no use for (shared/runtime/aws-deps.ts).
+        define: bundleDefines(props.permissions),
       },
     });
+    acknowledge(
+      this,
+      'IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]',
+      'AWSLambdaBasicExecutionRole grants only logs:CreateLogGroup, CreateLogStream and PutLogEvents; the log group is created by this stack with its retention, and AWS maintains the policy.',
+    );
+    acknowledge(
+      this,
+      'IAM5[Resource::*]',
+      'Only X-Ray (active tracing): xray:PutTraceSegments and xray:PutTelemetryRecords support no resource-level permissions.',
+    );
+    acknowledge(
+      this,
+      'L1',
+      'Node.js 22 is the runtime the code is built for and tested on (package.json engines, esbuild target node22); the runtime moves with the project, not with each Lambda release.',
+    );
   }
 }

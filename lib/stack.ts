@@ -8,6 +8,7 @@ import { Api } from './api.js';
 import { Auth, type OidcSettings } from './auth.js';
 import { Data } from './data.js';
 import { LedgerSigning } from './ledger.js';
+import { Monitoring } from './monitoring.js';
 import { WorkQueues } from './queues.js';
 import { stageSettings } from './stage.js';
 import { Workers } from './workers.js';
@@ -27,6 +28,8 @@ export interface GovernanceLedgerStackProps extends StackProps {
    * @default the HTTP API's own URL
    */
   publicBaseUrl?: string;
+  /** Subscribe this e-mail address to the alarm topic. */
+  alarmEmail?: string;
 }
 
 /** The whole service for one stage. It only composes the areas; each area owns its resources and grants. */
@@ -37,6 +40,7 @@ export class GovernanceLedgerStack extends Stack {
   readonly queues: WorkQueues;
   readonly workers: Workers;
   readonly api: Api;
+  readonly monitoring: Monitoring;
 
   constructor(scope: Construct, id: string, props: GovernanceLedgerStackProps) {
     const {
@@ -46,6 +50,7 @@ export class GovernanceLedgerStack extends Stack {
       routes = ROUTES,
       workers = WORKERS,
       publicBaseUrl,
+      alarmEmail,
       ...stackProps
     } = props;
     const stage = stageSettings(stageName);
@@ -69,5 +74,12 @@ export class GovernanceLedgerStack extends Stack {
           .get(worker.name)!
           .addEnvironment(ENV.publicBaseUrl, publicBaseUrl ?? this.api.url);
     }
+    this.monitoring = new Monitoring(this, 'Monitoring', {
+      stage,
+      httpApi: this.api.httpApi,
+      functions: new Map([...this.api.functions, ...this.workers.functions]),
+      queues: this.queues,
+      alarmEmail,
+    });
   }
 }

@@ -10,6 +10,8 @@ export interface StageSettings {
   removalPolicy: RemovalPolicy;
   logRetention: RetentionDays;
   throttle: ThrottleSettings;
+  /** Alarm thresholds (lib/monitoring.ts). */
+  alarms: { serverErrorRatePercent: number; p99LatencyMs: number };
 }
 
 const STAGE_NAME = /^[a-z0-9]{1,12}$/;
@@ -30,5 +32,9 @@ export function stageSettings(name: string): StageSettings {
     logRetention: production ? RetentionDays.ONE_YEAR : RetentionDays.TWO_WEEKS,
     // Account-wide Lambda concurrency is the real ceiling; these keep one noisy client from reaching it.
     throttle: production ? { rateLimit: 200, burstLimit: 400 } : { rateLimit: 20, burstLimit: 40 },
+    // Production pages on 1 % 5xx over two 5-minute periods; other stages only on clear breakage.
+    alarms: production
+      ? { serverErrorRatePercent: 1, p99LatencyMs: 3000 }
+      : { serverErrorRatePercent: 10, p99LatencyMs: 10000 },
   };
 }

@@ -15,6 +15,9 @@ export interface WorkersProps {
   resources: ServiceResources;
 }
 
+/** SQS event source maximum concurrency unless a worker sets its own (2 is the minimum SQS allows). */
+export const DEFAULT_QUEUE_MAX_CONCURRENCY = 5;
+
 /** One function per worker of shared/workers.ts, fed by its SQS queue or started by its EventBridge schedule. */
 export class Workers extends Construct {
   readonly functions = new Map<string, ServiceFunction>();
@@ -27,7 +30,11 @@ export class Workers extends Construct {
         module: worker.handler,
         stage,
         description: worker.description,
+        permissions: worker.permissions,
         timeout: Duration.seconds(worker.timeoutSeconds),
+        // One sweep at a time: a schedule that fires while the previous run is still going is throttled and
+        // retried by EventBridge rather than racing it.
+        ...(worker.trigger.kind === 'schedule' ? { reservedConcurrentExecutions: 1 } : {}),
       });
       applyPermissions(fn, worker.permissions, resources);
       const { trigger } = worker;
@@ -37,6 +44,8 @@ export class Workers extends Construct {
             batchSize: trigger.batchSize,
             // The worker reports failed messages; only those are retried and, in the end, dead-lettered.
             reportBatchItemFailures: true,
+            // Caps the pollers' fan-out, so a backlog cannot take the account's concurrency from the API.
+            maxConcurrency: trigger.maxConcurrency ?? DEFAULT_QUEUE_MAX_CONCURRENCY,
           }),
         );
       } else {

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { httpRoutes, ROUTES } from './routes.js';
 import type { RouteDef } from './routes/route.js';
 import { ErrorBody } from './schemas/common.js';

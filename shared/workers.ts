@@ -8,6 +8,8 @@ export type WorkerTrigger =
       batchSize: number;
       maxReceiveCount: number;
       visibilityTimeoutSeconds: number;
+      /** Most concurrent invocations the queue may drive (2..1000). @default 5 (lib/workers.ts) */
+      maxConcurrency?: number;
     }
   | { kind: 'schedule'; everyMinutes: number; localIntervalEnv: string };
 

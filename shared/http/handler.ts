@@ -69,6 +69,8 @@ export function defineHandler<
     })
     .handler(async (event) => {
       const requestId = event.requestContext.requestId;
+      // Every line logged for this request carries the API request id (the one clients see in x-request-id).
+      logger.appendKeys({ requestId });
       try {
         const deps = getDeps();
         const principal = route.auth.kind === 'public' ? null : await authorise(deps, event, route.auth);
@@ -84,7 +86,7 @@ export function defineHandler<
         });
         return toResponse(result, requestId);
       } finally {
-        logger.removeKeys(['firmId']);
+        logger.removeKeys(['firmId', 'requestId']);
       }
     })
     .onError(async (request) => {

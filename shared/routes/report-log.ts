@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { CreateReportLogBody, ReportLogEntry, ReportLogQuery } from '../schemas/report-log.js';
 import { ANY_CREDENTIAL, route } from './route.js';
 

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { IdParam } from '../schemas/common.js';
 import { CreateUserBody, UpdateUserBody, User } from '../schemas/users.js';
 import { route } from './route.js';

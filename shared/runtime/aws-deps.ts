@@ -1,6 +1,3 @@
-import { KMSClient } from '@aws-sdk/client-kms';
-import { S3Client } from '@aws-sdk/client-s3';
-import { SQSClient } from '@aws-sdk/client-sqs';
 import { KmsSigner } from '../adapters/aws/kms-signer.js';
 import { S3ObjectStore } from '../adapters/aws/s3-object-store.js';
 import { SqsQueue } from '../adapters/aws/sqs-queue.js';
@@ -10,8 +7,25 @@ import { ENV, optionalEnv, QUEUE_URL_ENV, requireEnv } from './config.js';
 import { registerDepsFactory, type Deps } from './deps.js';
 
 /**
- * The AWS composition root. Clients are created on first use, so a function only pays for (and only needs
- * configuration of) the services its code touches; the CDK stack sets exactly the variables it grants.
+ * Which SDK clients this bundle contains. The CDK stack builds each function with esbuild `define`s derived
+ * from its declared Permissions (lib/bundling.ts, bundleDefines), e.g. `process.env.GLS_BUNDLE_S3` → "false"
+ * for a function granted no bucket; the minifier folds the comparison to a constant, the client branch
+ * becomes dead code and tree-shaking drops the client (the SDK packages are side-effect free). The
+ * comparisons stay inline, as conditional expressions: esbuild decides what is used before minifying, and
+ * folds a constant condition of `?:` at that point but neither `if (...) return` nor a value read from an object.
+ * Unbundled (tests, embedded stack) the variables are unset and every client is present.
+ */
+function notBundled(client: string): never {
+  throw new Error(
+    `This function was built without the ${client} client: its declared permissions grant no ${client} access`,
+  );
+}
+
+/**
+ * The AWS composition root. Clients are created on first use, and their SDK modules loaded then too
+ * (shared/adapters/aws/lazy-sdk.ts), so a function only pays for (and only needs configuration of) the
+ * services its code touches; the CDK stack sets exactly the variables it grants. DynamoDB is the exception:
+ * every function authenticates against the main table.
  */
 export function createAwsDeps(): Deps {
   let signer: KmsSigner | undefined;
@@ -29,23 +43,35 @@ export function createAwsDeps(): Deps {
       },
     },
     get signer() {
-      return (signer ??= new KmsSigner(new KMSClient({}), requireEnv(ENV.signingKeyId)));
+      return process.env.GLS_BUNDLE_KMS === 'false'
+        ? notBundled('KMS')
+        : (signer ??= new KmsSigner(
+            async () => new (await import('@aws-sdk/client-kms')).KMSClient({}),
+            requireEnv(ENV.signingKeyId),
+          ));
     },
     get objects() {
-      return (objects ??= new S3ObjectStore(new S3Client({}), {
-        get immutable() {
-          return requireEnv(ENV.immutableBucket);
-        },
-        get uploads() {
-          return requireEnv(ENV.uploadsBucket);
-        },
-        get certificates() {
-          return requireEnv(ENV.certificatesBucket);
-        },
-      }));
+      return process.env.GLS_BUNDLE_S3 === 'false'
+        ? notBundled('S3')
+        : (objects ??= new S3ObjectStore(async () => new (await import('@aws-sdk/client-s3')).S3Client({}), {
+            get immutable() {
+              return requireEnv(ENV.immutableBucket);
+            },
+            get uploads() {
+              return requireEnv(ENV.uploadsBucket);
+            },
+            get certificates() {
+              return requireEnv(ENV.certificatesBucket);
+            },
+          }));
     },
     get queue() {
-      return (queue ??= new SqsQueue(new SQSClient({}), (name) => requireEnv(QUEUE_URL_ENV[name])));
+      return process.env.GLS_BUNDLE_SQS === 'false'
+        ? notBundled('SQS')
+        : (queue ??= new SqsQueue(
+            async () => new (await import('@aws-sdk/client-sqs')).SQSClient({}),
+            (name) => requireEnv(QUEUE_URL_ENV[name]),
+          ));
     },
     clock: systemClock,
     get oidc() {

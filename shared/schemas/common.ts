@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** Shapes shared by every area: errors, pagination, timestamps. Registered ids become OpenAPI components. */
 export const Timestamp = z.iso

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { SLUG_MAX_LENGTH, SLUG_MESSAGE, SLUG_PATTERN } from '../domain/document-types/document-type.js';
 import { Timestamp } from './common.js';
 import { uniqueArray } from './unique-items.js';

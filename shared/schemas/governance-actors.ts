@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { ROLES } from '../domain/auth/principal.js';
 
 /** The embedded actor of governance resources (createdBy, signedOffBy, reportedBy, generatedByUser). */

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { DRIFT_WINDOW_BOUNDS, DRIFT_WINDOW_DEFAULTS } from '../domain/governance/models.js';
 import { JOB_OUTCOMES } from '../domain/review/jobs.js';
 import { Timestamp } from './common.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { Timestamp } from './common.js';
 import { LedgerRecord } from './ledger.js';
 

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { LEDGER_EVENT_TYPES } from '../ledger/event-types.js';
 import { PageQuery, Timestamp, paged } from './common.js';
 

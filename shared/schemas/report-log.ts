@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { REPORT_TYPES } from '../domain/governance/report-log.js';
 import { Timestamp } from './common.js';
 import { ActorSummary } from './governance-actors.js';

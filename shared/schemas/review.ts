@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import {
   DEFAULT_UPLOAD_CONTENT_TYPE,
   FORBIDDEN_FILENAME_CHARS,

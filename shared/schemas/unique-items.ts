@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * An array whose items must not repeat: each repeat is reported at its own index (`body.qualifications.2`),

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { ROLES } from '../domain/auth/principal.js';
 import { DEFAULT_ROLE, FCA_REF_MESSAGE, FCA_REF_PATTERN } from '../domain/users/user-rules.js';
 import { QUALIFICATIONS } from '../store/user-store.js';

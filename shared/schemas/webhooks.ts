@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { isSubscribableEvent, SUBSCRIBABLE_EVENTS, unsubscribableReason } from '../domain/webhooks/events.js';
 import type { WebhookEventName } from '../domain/webhooks/events.js';
 import { MAX_WEBHOOK_URL_LENGTH } from '../domain/webhooks/url-policy.js';

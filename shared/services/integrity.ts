@@ -18,6 +18,7 @@ import { recordOf, type Actor, type LedgerRecord } from '../ledger/record.js';
 import { publicKeyBase64 } from '../ledger/signing-key.js';
 import { checkRecord } from '../ledger/verify.js';
 import { isoNow } from '../ports/clock.js';
+import { logger, VERIFICATION_FAILED_LOG } from '../runtime/logger.js';
 import type { Deps } from '../runtime/deps.js';
 import {
   checkpointItem,
@@ -228,6 +229,13 @@ async function completeRun(deps: Deps, run: VerificationRun): Promise<void> {
     run.valid = valid;
     run.completedAt = at;
     run.ledgerRecordId = record.id;
+    // The CloudWatch metric filter behind the failed-verification alarm matches this message (lib/monitoring.ts).
+    if (!valid)
+      logger.error(VERIFICATION_FAILED_LOG, {
+        firmId: run.firmId,
+        verificationId: run.id,
+        brokenCount: run.cursor.brokenCount,
+      });
   } catch (error) {
     if (error instanceof RunAlreadyCompleted) return;
     throw error;

@@ -61,6 +61,33 @@ describe('least privilege', () => {
     };
   });
 
+  it.each(ROUTES.filter((route) => route.method === 'GET'))(
+    'lets read-only route GET $path write nothing but a first sign-in',
+    (route) => {
+      const statements = statementsOf(`GET ${route.path}`);
+      const writes = [
+        'dynamodb:PutItem',
+        'dynamodb:UpdateItem',
+        'dynamodb:DeleteItem',
+        'dynamodb:BatchWriteItem',
+        's3:PutObject',
+        's3:DeleteObject',
+        'kms:Sign',
+        'sqs:SendMessage',
+      ];
+      const allowed = statements.filter((st) => st.Effect === 'Allow');
+      for (const action of writes) {
+        const granting = allowed.filter((st) => st.Action.some((pattern) => covers(pattern, action)));
+        // The only writes a GET may hold: the attribute-restricted activation of a user's first sign-in.
+        for (const st of granting) {
+          expect(action in ACTIVATION_WRITES).toBe(true);
+          expect(st.Condition).toEqual(ACTIVATION_WRITES[action as keyof typeof ACTIVATION_WRITES]);
+          expect(mentions(st.Resource, ids.main)).toBe(true);
+        }
+      }
+    },
+  );
+
   it('lets GET /v1/ledger/records read, never write the ledger or sign', () => {
     const statements = statementsOf('GET /v1/ledger/records');
     const actions = allowedActions(statements);

@@ -1,4 +1,5 @@
 import { Match, type Template } from 'aws-cdk-lib/assertions';
+import { DEFAULT_QUEUE_MAX_CONCURRENCY } from '../../lib/workers.js';
 import { QUEUE_URL_ENV } from '../../shared/runtime/config.js';
 import { WORKERS, type WorkerDef } from '../../shared/workers.js';
 import { synth } from './synth.js';
@@ -48,6 +49,7 @@ describe('workers', () => {
       expect(mapping().Properties).toMatchObject({
         BatchSize: worker.trigger.batchSize,
         FunctionResponseTypes: ['ReportBatchItemFailures'],
+        ScalingConfig: { MaximumConcurrency: worker.trigger.maxConcurrency ?? DEFAULT_QUEUE_MAX_CONCURRENCY },
       });
     });
 
@@ -94,8 +96,9 @@ describe('workers', () => {
     });
   });
 
-  it.each(scheduleWorkers)('starts $name on its EventBridge schedule', (worker) => {
+  it.each(scheduleWorkers)('starts $name on its EventBridge schedule, one run at a time', (worker) => {
     const functionId = functionIdByDescription(template, worker.description);
+    expect(lambdaFunction(template, functionId).Properties.ReservedConcurrentExecutions).toBe(1);
     const minutes = worker.trigger.everyMinutes;
     template.hasResourceProperties('AWS::Events::Rule', {
       ScheduleExpression: `rate(${minutes} ${minutes === 1 ? 'minute' : 'minutes'})`,

@@ -1,17 +1,25 @@
-import { GetPublicKeyCommand, SignCommand, type KMSClient } from '@aws-sdk/client-kms';
+import type { KMSClient } from '@aws-sdk/client-kms';
+import { lazyClient, type ClientSource } from './lazy-sdk.js';
 import type { Signer } from '../../ports/signer.js';
 
 /** Signs with an AWS KMS ECC_NIST_P256 key: ECDSA_SHA_256 over the RAW message (KMS hashes it). */
 export class KmsSigner implements Signer {
   private spki: Promise<Uint8Array> | undefined;
 
+  private readonly client: () => Promise<KMSClient>;
+
   constructor(
-    private readonly client: KMSClient,
+    client: ClientSource<KMSClient>,
     readonly keyId: string,
-  ) {}
+  ) {
+    this.client = lazyClient(client);
+  }
 
   async sign(message: Uint8Array): Promise<Uint8Array> {
-    const { Signature } = await this.client.send(
+    const { SignCommand } = await import('@aws-sdk/client-kms');
+    const { Signature } = await (
+      await this.client()
+    ).send(
       new SignCommand({
         KeyId: this.keyId,
         Message: message,
@@ -24,8 +32,10 @@ export class KmsSigner implements Signer {
   }
 
   publicKeySpki(): Promise<Uint8Array> {
-    this.spki ??= this.client
-      .send(new GetPublicKeyCommand({ KeyId: this.keyId }))
+    this.spki ??= Promise.all([this.client(), import('@aws-sdk/client-kms')])
+      .then(([client, { GetPublicKeyCommand }]) =>
+        client.send(new GetPublicKeyCommand({ KeyId: this.keyId })),
+      )
       .then(({ PublicKey, KeySpec }) => {
         if (!PublicKey) throw new Error('KMS returned no public key');
         if (KeySpec !== 'ECC_NIST_P256')

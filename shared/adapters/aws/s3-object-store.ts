@@ -1,13 +1,4 @@
-import {
-  DeleteObjectCommand,
-  GetObjectCommand,
-  ListObjectsV2Command,
-  NoSuchKey,
-  PutObjectCommand,
-  S3ServiceException,
-  type S3Client,
-} from '@aws-sdk/client-s3';
-import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import type { S3Client } from '@aws-sdk/client-s3';
 import {
   ImmutableObjectError,
   type BucketName,
@@ -18,6 +9,7 @@ import {
   type PresignPutOptions,
   type StoredObject,
 } from '../../ports/object-store.js';
+import { httpStatusOf, lazyClient, type ClientSource } from './lazy-sdk.js';
 
 /**
  * S3 object store. The immutable bucket has Object Lock (COMPLIANCE) with default retention; writes to it
@@ -25,11 +17,15 @@ import {
  * re-write (outbox repair) is recognised by comparing bytes.
  */
 export class S3ObjectStore implements ObjectStore {
+  private readonly client: () => Promise<S3Client>;
+
   constructor(
-    private readonly client: S3Client,
+    client: ClientSource<S3Client>,
     private readonly buckets: Record<BucketName, string>,
     private readonly now: () => number = Date.now,
-  ) {}
+  ) {
+    this.client = lazyClient(client);
+  }
 
   /**
    * A SigV4 query-string presigned PutObject. Content-Type is a signed header, so S3 refuses a PUT with any
@@ -38,8 +34,12 @@ export class S3ObjectStore implements ObjectStore {
    */
   async presignPut(bucket: BucketName, key: string, options: PresignPutOptions): Promise<PresignedPut> {
     const signingDate = new Date(this.now());
+    const [{ PutObjectCommand }, { getSignedUrl }] = await Promise.all([
+      import('@aws-sdk/client-s3'),
+      import('@aws-sdk/s3-request-presigner'),
+    ]);
     const url = await getSignedUrl(
-      this.client,
+      await this.client(),
       new PutObjectCommand({ Bucket: this.buckets[bucket], Key: key, ContentType: options.contentType }),
       { expiresIn: options.expiresInSeconds, signingDate, signableHeaders: new Set(['content-type']) },
     );
@@ -52,8 +52,12 @@ export class S3ObjectStore implements ObjectStore {
   /** A SigV4 query-string presigned GetObject: read-only, this key only, until expiry. */
   async presignGet(bucket: BucketName, key: string, options: PresignGetOptions): Promise<PresignedGet> {
     const signingDate = new Date(this.now());
+    const [{ GetObjectCommand }, { getSignedUrl }] = await Promise.all([
+      import('@aws-sdk/client-s3'),
+      import('@aws-sdk/s3-request-presigner'),
+    ]);
     const url = await getSignedUrl(
-      this.client,
+      await this.client(),
       new GetObjectCommand({ Bucket: this.buckets[bucket], Key: key }),
       { expiresIn: options.expiresInSeconds, signingDate },
     );
@@ -65,8 +69,11 @@ export class S3ObjectStore implements ObjectStore {
 
   async put(bucket: BucketName, key: string, body: Uint8Array, contentType: string): Promise<void> {
     const immutable = bucket === 'immutable';
+    const { PutObjectCommand } = await import('@aws-sdk/client-s3');
     try {
-      await this.client.send(
+      await (
+        await this.client()
+      ).send(
         new PutObjectCommand({
           Bucket: this.buckets[bucket],
           Key: key,
@@ -86,29 +93,28 @@ export class S3ObjectStore implements ObjectStore {
   }
 
   async get(bucket: BucketName, key: string): Promise<StoredObject | null> {
+    const { GetObjectCommand } = await import('@aws-sdk/client-s3');
     try {
-      const response = await this.client.send(
-        new GetObjectCommand({ Bucket: this.buckets[bucket], Key: key }),
-      );
+      const response = await (
+        await this.client()
+      ).send(new GetObjectCommand({ Bucket: this.buckets[bucket], Key: key }));
       const body = await response.Body?.transformToByteArray();
       return {
         body: body ?? new Uint8Array(),
         contentType: response.ContentType ?? 'application/octet-stream',
       };
     } catch (error) {
-      if (
-        error instanceof NoSuchKey ||
-        (error instanceof S3ServiceException && error.$metadata.httpStatusCode === 404)
-      )
-        return null;
+      if ((error as Error).name === 'NoSuchKey' || httpStatusOf(error) === 404) return null;
       throw error;
     }
   }
 
   async *list(bucket: BucketName, prefix: string): AsyncIterable<string> {
+    const { ListObjectsV2Command } = await import('@aws-sdk/client-s3');
+    const client = await this.client();
     let token: string | undefined;
     do {
-      const page = await this.client.send(
+      const page = await client.send(
         new ListObjectsV2Command({ Bucket: this.buckets[bucket], Prefix: prefix, ContinuationToken: token }),
       );
       for (const object of page.Contents ?? []) if (object.Key) yield object.Key;
@@ -118,13 +124,11 @@ export class S3ObjectStore implements ObjectStore {
 
   async delete(bucket: BucketName, key: string): Promise<void> {
     if (bucket === 'immutable') throw new ImmutableObjectError(bucket, key, 'delete');
-    await this.client.send(new DeleteObjectCommand({ Bucket: this.buckets[bucket], Key: key }));
+    const { DeleteObjectCommand } = await import('@aws-sdk/client-s3');
+    await (await this.client()).send(new DeleteObjectCommand({ Bucket: this.buckets[bucket], Key: key }));
   }
 }
 
 function isPreconditionFailed(error: unknown): boolean {
-  return (
-    error instanceof S3ServiceException &&
-    (error.$metadata.httpStatusCode === 412 || error.name === 'PreconditionFailed')
-  );
+  return httpStatusOf(error) === 412 || (error as Error).name === 'PreconditionFailed';
 }

@@ -1,0 +1,57 @@
+import type { Permissions } from '../shared/routes/route.js';
+
+/**
+ * The esbuild options of every Lambda bundle, in one place: lib/service-function.ts hands them to
+ * NodejsFunction and scripts/bundle-budget.ts builds with the very same options to measure what ships.
+ */
+export const BUNDLE_OPTIONS = {
+  format: 'esm',
+  /** Lambda nodejs22.x on arm64 (esbuild targets a language level, not an architecture). */
+  target: 'node22',
+  platform: 'node',
+  mainFields: ['module', 'main'],
+  // Bundled ESM still meets CommonJS dependencies that call require().
+  banner: "import { createRequire } from 'module'; const require = createRequire(import.meta.url);",
+  minify: true,
+  // Error classes name themselves from new.target.name; minification must not rename them.
+  keepNames: true,
+  sourceMap: true,
+  sourcesContent: false,
+  /**
+   * The AWS SDK v3 is not bundled: the nodejs22.x runtime ships it (docs/benchmarks.md "Lean functions" for
+   * the measurements, docs/deploy.md for the version trade-off). Everything else is bundled and tree-shaken.
+   */
+  externalModules: ['@aws-sdk/*'],
+} as const;
+
+/** Minified bundle budgets (bytes of index.mjs, source map excluded), checked by `npm run bundle:budget`. */
+export const BUNDLE_BUDGET_BYTES = { route: 300 * 1024, worker: 500 * 1024 } as const;
+
+/** SDK clients a function's bundle contains, from the resources its Permissions grant. */
+export interface BundledClients {
+  s3: boolean;
+  kms: boolean;
+  sqs: boolean;
+}
+
+/** Permission keys that are not buckets; every other key (immutable, uploads, certificates...) is an S3 grant. */
+const NOT_BUCKETS = new Set(['main', 'ledger', 'sign', 'publicKey', 'queues']);
+
+export function bundledClients(permissions: Permissions): BundledClients {
+  const granted = (value: unknown) => value !== undefined && value !== false;
+  return {
+    s3: Object.entries(permissions).some(([key, value]) => !NOT_BUCKETS.has(key) && granted(value)),
+    kms: granted(permissions.sign) || granted(permissions.publicKey),
+    sqs: (permissions.queues?.length ?? 0) > 0,
+  };
+}
+
+/** The esbuild `define`s that leave unused clients out (read in shared/runtime/aws-deps.ts). */
+export function bundleDefines(permissions: Permissions): Record<string, string> {
+  const clients = bundledClients(permissions);
+  return {
+    'process.env.GLS_BUNDLE_S3': JSON.stringify(String(clients.s3)),
+    'process.env.GLS_BUNDLE_KMS': JSON.stringify(String(clients.kms)),
+    'process.env.GLS_BUNDLE_SQS': JSON.stringify(String(clients.sqs)),
+  };
+}

@@ -1,0 +1,155 @@
+import { Duration, Stack } from 'aws-cdk-lib';
+import type { HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
+import {
+  Alarm,
+  AlarmStatusWidget,
+  ComparisonOperator,
+  Dashboard,
+  GraphWidget,
+  MathExpression,
+  Metric,
+  TreatMissingData,
+  type IAlarm,
+  type IMetric,
+} from 'aws-cdk-lib/aws-cloudwatch';
+import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
+import { FilterPattern, MetricFilter } from 'aws-cdk-lib/aws-logs';
+import { Topic } from 'aws-cdk-lib/aws-sns';
+import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
+import { Construct } from 'constructs';
+import { VERIFICATION_FAILED_LOG } from '../shared/runtime/logger.js';
+import type { WorkQueues } from './queues.js';
+import { pascal } from './queues.js';
+import type { ServiceFunction } from './service-function.js';
+import type { StageSettings } from './stage.js';
+
+export interface MonitoringProps {
+  stage: StageSettings;
+  httpApi: HttpApi;
+  /** Every function of the stack: routes and workers. */
+  functions: ReadonlyMap<string, ServiceFunction>;
+  queues: WorkQueues;
+  /** Subscribe this address to the alarm topic (it must confirm the subscription). */
+  alarmEmail?: string;
+}
+
+/** The custom namespace of a stage's metrics derived from logs. */
+export function metricNamespace(stage: string): string {
+  return `GovernanceLedger/${stage}`;
+}
+
+/**
+ * Alarms, their SNS topic and a dashboard, all derived from the route table, the worker list and the queues,
+ * so a new route, worker or queue is watched without touching this file. Alarms notify the topic on ALARM
+ * and on OK; missing data (no traffic) is not a breach.
+ */
+export class Monitoring extends Construct {
+  readonly topic: Topic;
+  readonly alarms: IAlarm[] = [];
+  readonly dashboard: Dashboard;
+
+  constructor(scope: Construct, id: string, props: MonitoringProps) {
+    super(scope, id);
+    const { stage, httpApi } = props;
+    const period = Duration.minutes(5);
+
+    // Alarm notifications carry alarm names and states, no customer data (see the cdk-nag suppression).
+    this.topic = new Topic(this, 'AlarmTopic', {
+      displayName: `Governance ledger ${stage.name} alarms`,
+      enforceSSL: true,
+    });
+    if (props.alarmEmail) this.topic.addSubscription(new EmailSubscription(props.alarmEmail));
+    const action = new SnsAction(this.topic);
+    const alarm = (alarmId: string, metric: IMetric, threshold: number, description: string, periods = 1) => {
+      const created = new Alarm(this, alarmId, {
+        metric,
+        alarmName: `gls-${stage.name}-${alarmId}`,
+        alarmDescription: description,
+        threshold,
+        evaluationPeriods: periods,
+        datapointsToAlarm: periods,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+      });
+      created.addAlarmAction(action);
+      created.addOkAction(action);
+      this.alarms.push(created);
+      return created;
+    };
+
+    // HTTP API: share of 5xx answers, and p99 latency as the client sees it.
+    const requests = httpApi.metricCount({ period, statistic: 'Sum' });
+    const serverErrors = httpApi.metricServerError({ period, statistic: 'Sum' });
+    const errorRate = new MathExpression({
+      expression: 'IF(requests > 0, 100 * errors / requests, 0)',
+      usingMetrics: { requests, errors: serverErrors },
+      label: '5xx rate (%)',
+      period,
+    });
+    const p99 = httpApi.metricLatency({ period, statistic: 'p99' });
+    alarm('api-5xx-rate', errorRate, stage.alarms.serverErrorRatePercent, '5xx answers as % of requests', 2);
+    alarm('api-p99-latency', p99, stage.alarms.p99LatencyMs, 'p99 latency of the HTTP API (ms)', 3);
+
+    // Every function: throttles (reserved or account concurrency exhausted). Errors of routes surface as 5xx.
+    const throttles: IMetric[] = [];
+    for (const [name, fn] of props.functions) {
+      const metric = fn.metricThrottles({ period, statistic: 'Sum' });
+      throttles.push(metric);
+      alarm(`${name}-throttles`, metric, 1, `Invocations of ${name} throttled`);
+    }
+
+    // Every dead-letter queue: a message there failed maxReceiveCount times and waits for an operator.
+    const deadLetters: IMetric[] = [];
+    for (const [name, { deadLetterQueue }] of props.queues.all()) {
+      const metric = deadLetterQueue.metricApproximateNumberOfMessagesVisible({
+        period,
+        statistic: 'Maximum',
+      });
+      deadLetters.push(metric);
+      alarm(`${name}-dead-letters`, metric, 1, `Messages waiting in the ${name} dead-letter queue`);
+    }
+
+    // Failed chain verifications, counted from the ERROR line the integrity service logs (any function that
+    // may complete a verification: the verify route and the integrity worker today).
+    const failedVerifications = new Metric({
+      namespace: metricNamespace(stage.name),
+      metricName: 'FailedVerifications',
+      period,
+      statistic: 'Sum',
+    });
+    for (const [name, fn] of props.functions) {
+      new MetricFilter(this, `${pascal(name)}FailedVerifications`, {
+        logGroup: fn.logGroup,
+        metricNamespace: metricNamespace(stage.name),
+        metricName: 'FailedVerifications',
+        filterPattern: FilterPattern.stringValue('$.message', '=', VERIFICATION_FAILED_LOG),
+        metricValue: '1',
+      });
+    }
+    alarm('failed-verifications', failedVerifications, 1, 'A chain verification found broken records');
+
+    this.dashboard = new Dashboard(this, 'Dashboard', {
+      dashboardName: `gls-${stage.name}-${Stack.of(this).region}`,
+      defaultInterval: Duration.hours(24),
+    });
+    this.dashboard.addWidgets(
+      new GraphWidget({
+        title: 'Requests and 5xx',
+        left: [requests, serverErrors],
+        right: [errorRate],
+        width: 12,
+      }),
+      new GraphWidget({
+        title: 'Latency p50 / p99 (ms)',
+        left: [httpApi.metricLatency({ period, statistic: 'p50' }), p99],
+        width: 12,
+      }),
+    );
+    this.dashboard.addWidgets(
+      new GraphWidget({ title: 'Lambda throttles', left: throttles, width: 8, legendPosition: undefined }),
+      new GraphWidget({ title: 'Dead-letter queue depth', left: deadLetters, width: 8 }),
+      new GraphWidget({ title: 'Failed chain verifications', left: [failedVerifications], width: 8 }),
+    );
+    this.dashboard.addWidgets(new AlarmStatusWidget({ title: 'Alarms', alarms: this.alarms, width: 24 }));
+  }
+}

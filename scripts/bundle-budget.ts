@@ -1,0 +1,155 @@
+/**
+ * Builds every function of the route table and the worker list with the bundling options the CDK stack uses
+ * (lib/bundling.ts), reports each bundle's minified size against its budget and fails when one is over.
+ *
+ *   npm run bundle:budget                       sizes and budgets (part of npm test)
+ *   npm run bundle:budget -- --cold-start 7     also the median time to import each bundle in a fresh Node
+ *                                               process, over 7 processes per bundle
+ *   npm run bundle:budget -- --bundle-sdk       bundle @aws-sdk/* too (the configuration before issue 7)
+ *   npm run bundle:budget -- --all-clients      every SDK client in every function (no per-function defines)
+ *   npm run bundle:budget -- --only getHealth,ledger-archive   just these functions
+ *   npm run bundle:budget -- --markdown         print the table as Markdown (for docs/benchmarks.md)
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, rmSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { build, type BuildOptions } from 'esbuild';
+import { BUNDLE_BUDGET_BYTES, BUNDLE_OPTIONS, bundleDefines } from '../lib/bundling.js';
+import type { Permissions } from '../shared/routes/route.js';
+import { ROUTES } from '../shared/routes.js';
+import { WORKERS } from '../shared/workers.js';
+
+const REPO_ROOT = join(import.meta.dirname, '..');
+// Inside the repository, so externals resolve to node_modules as they resolve to the runtime's in Lambda.
+const OUT_DIR = join(REPO_ROOT, '.tmp', 'bundles');
+
+const args = process.argv.slice(2);
+const bundleSdk = args.includes('--bundle-sdk');
+const markdown = args.includes('--markdown');
+const allClients = args.includes('--all-clients');
+const coldStartIndex = args.indexOf('--cold-start');
+const coldStartRuns = coldStartIndex >= 0 ? Number(args[coldStartIndex + 1] ?? 5) : 0;
+
+interface Target {
+  name: string;
+  kind: 'route' | 'worker';
+  module: string;
+  permissions: Permissions;
+}
+
+const allTargets: Target[] = [
+  ...ROUTES.map((route) => ({
+    name: route.operationId,
+    kind: 'route' as const,
+    module: route.handler,
+    permissions: route.permissions,
+  })),
+  ...WORKERS.map((worker) => ({
+    name: worker.name,
+    kind: 'worker' as const,
+    module: worker.handler,
+    permissions: worker.permissions,
+  })),
+];
+const onlyIndex = args.indexOf('--only');
+const only = onlyIndex >= 0 ? new Set((args[onlyIndex + 1] ?? '').split(',')) : undefined;
+const targets = only ? allTargets.filter((target) => only.has(target.name)) : allTargets;
+
+function esbuildOptions(target: Target): BuildOptions {
+  const o = BUNDLE_OPTIONS;
+  return {
+    entryPoints: [join(REPO_ROOT, `${target.module}.ts`)],
+    outfile: join(OUT_DIR, target.name, 'index.mjs'),
+    bundle: true,
+    format: o.format,
+    target: o.target,
+    platform: o.platform,
+    mainFields: [...o.mainFields],
+    banner: { js: o.banner },
+    minify: o.minify,
+    keepNames: o.keepNames,
+    sourcemap: o.sourceMap ? 'external' : false,
+    sourcesContent: o.sourcesContent,
+    external: bundleSdk ? [] : [...o.externalModules],
+    define: allClients ? {} : bundleDefines(target.permissions),
+    metafile: true,
+    logLevel: 'error',
+  };
+}
+
+interface Measured extends Target {
+  bytes: number;
+  budget: number;
+  /** Largest inputs by bytes in the output. */
+  top: { path: string; bytes: number }[];
+  importMs?: number;
+}
+
+function packageOf(path: string): string {
+  const match = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(path);
+  return match ? match[1]! : 'service code';
+}
+
+async function measure(target: Target): Promise<Measured> {
+  const result = await build(esbuildOptions(target));
+  const outfile = join(OUT_DIR, target.name, 'index.mjs');
+  const output = Object.entries(result.metafile!.outputs).find(([file]) => file.endsWith('index.mjs'))![1];
+  const byPackage = new Map<string, number>();
+  for (const [path, input] of Object.entries(output.inputs))
+    byPackage.set(packageOf(path), (byPackage.get(packageOf(path)) ?? 0) + input.bytesInOutput);
+  const top = [...byPackage.entries()]
+    .map(([path, bytes]) => ({ path, bytes }))
+    .sort((a, b) => b.bytes - a.bytes)
+    .slice(0, 3);
+  return { ...target, bytes: statSync(outfile).size, budget: BUNDLE_BUDGET_BYTES[target.kind], top };
+}
+
+/** Median wall time of `await import(bundle)` in fresh Node processes: the module-load part of a cold start. */
+function importMedianMs(target: Target, runs: number): number {
+  const url = pathToFileURL(join(OUT_DIR, target.name, 'index.mjs')).href;
+  const script = `const t = performance.now(); await import(${JSON.stringify(url)}); process.stdout.write(String(performance.now() - t));`;
+  const times: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], {
+      env: { PATH: process.env.PATH, LOG_LEVEL: 'ERROR' },
+      encoding: 'utf8',
+    });
+    times.push(Number(out));
+  }
+  times.sort((a, b) => a - b);
+  return times[Math.floor(times.length / 2)]!;
+}
+
+const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`;
+
+rmSync(OUT_DIR, { recursive: true, force: true });
+mkdirSync(OUT_DIR, { recursive: true });
+const started = performance.now();
+const measured = await Promise.all(targets.map(measure));
+if (coldStartRuns > 0) for (const m of measured) m.importMs = importMedianMs(m, coldStartRuns);
+measured.sort((a, b) => b.bytes - a.bytes);
+
+const over = measured.filter((m) => m.bytes > m.budget);
+if (markdown) {
+  const cold = coldStartRuns > 0 ? ` import ms (median of ${coldStartRuns}) |` : '';
+  console.log(`| function | kind | minified | budget |${cold} largest inputs |`);
+  console.log(`|---|---|---:|---:|${coldStartRuns > 0 ? '---:|' : ''}---|`);
+  for (const m of measured) {
+    const inputs = m.top.map((t) => `${t.path} ${kb(t.bytes)}`).join(', ');
+    const ms = m.importMs === undefined ? '' : ` ${m.importMs.toFixed(1)} |`;
+    console.log(`| ${m.name} | ${m.kind} | ${kb(m.bytes)} | ${kb(m.budget)} |${ms} ${inputs} |`);
+  }
+} else {
+  for (const m of measured) {
+    const ms = m.importMs === undefined ? '' : `  import ${m.importMs.toFixed(1).padStart(6)} ms`;
+    const flag = m.bytes > m.budget ? '  OVER BUDGET' : '';
+    console.log(
+      `${m.name.padEnd(28)} ${m.kind.padEnd(6)} ${kb(m.bytes).padStart(10)} / ${kb(m.budget)}${ms}${flag}`,
+    );
+  }
+}
+console.log(
+  `${measured.length} bundles${bundleSdk ? ' (AWS SDK bundled)' : ''} in ${((performance.now() - started) / 1000).toFixed(1)} s; ${over.length} over budget`,
+);
+if (over.length > 0) process.exitCode = 1;

@@ -1,0 +1,111 @@
+import { Match, type Template } from 'aws-cdk-lib/assertions';
+import { ROUTES } from '../../shared/routes.js';
+import { VERIFICATION_FAILED_LOG } from '../../shared/runtime/logger.js';
+import { WORKERS } from '../../shared/workers.js';
+import { synth } from './synth.js';
+import { functionIdByDescription, referencedId, resources } from './template-graph.js';
+
+const alarmsOf = (template: Template) => Object.values(resources(template, 'AWS::CloudWatch::Alarm'));
+
+describe('monitoring', () => {
+  let template: Template;
+  let topicId: string;
+  beforeAll(() => {
+    template = synth({ stage: 'prod', alarmEmail: 'ops@example.com' });
+    topicId = Object.keys(resources(template, 'AWS::SNS::Topic'))[0]!;
+  });
+
+  it('notifies one TLS-only topic, with the configured e-mail subscribed, on ALARM and OK', () => {
+    expect(Object.keys(resources(template, 'AWS::SNS::Topic'))).toHaveLength(1);
+    template.hasResourceProperties('AWS::SNS::Subscription', {
+      Protocol: 'email',
+      Endpoint: 'ops@example.com',
+      TopicArn: { Ref: topicId },
+    });
+    template.hasResourceProperties('AWS::SNS::TopicPolicy', {
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+        ]),
+      },
+    });
+    for (const alarm of alarmsOf(template)) {
+      expect(alarm.Properties.AlarmActions).toEqual([{ Ref: topicId }]);
+      expect(alarm.Properties.OKActions).toEqual([{ Ref: topicId }]);
+      expect(alarm.Properties.TreatMissingData).toBe('notBreaching');
+    }
+  });
+
+  it('subscribes nobody when no e-mail is configured', () => {
+    expect(Object.keys(resources(synth(), 'AWS::SNS::Subscription'))).toHaveLength(0);
+  });
+
+  it('alarms on the 5xx rate and the p99 latency of the HTTP API, stricter in prod', () => {
+    const rate = alarmsOf(template).find((a) => a.Properties.AlarmName === 'gls-prod-api-5xx-rate')!;
+    expect(rate.Properties.Threshold).toBe(1);
+    const expression = rate.Properties.Metrics.find((m: any) => m.Expression);
+    expect(expression.Expression).toMatch(/100 \* errors \/ requests/);
+    const metricNames = rate.Properties.Metrics.filter((m: any) => m.MetricStat).map(
+      (m: any) => m.MetricStat.Metric.MetricName,
+    );
+    expect(metricNames.sort()).toEqual(['5xx', 'Count']);
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      AlarmName: 'gls-prod-api-p99-latency',
+      MetricName: 'Latency',
+      ExtendedStatistic: 'p99',
+      Threshold: 3000,
+    });
+    const dev = alarmsOf(synth()).find((a) => a.Properties.AlarmName === 'gls-dev-api-5xx-rate')!;
+    expect(dev.Properties.Threshold).toBeGreaterThan(1);
+  });
+
+  it('alarms on throttles of every function of the route table and the worker list', () => {
+    const throttleAlarms = alarmsOf(template).filter((a) => a.Properties.MetricName === 'Throttles');
+    const watched = new Set(
+      throttleAlarms.map((a) => referencedId(a.Properties.Dimensions[0].Value) as string),
+    );
+    const functions = [
+      ...ROUTES.map((r) => functionIdByDescription(template, `${r.method} ${r.path}: ${r.summary}`)),
+      ...WORKERS.map((w) => functionIdByDescription(template, w.description)),
+    ];
+    expect(functions).toHaveLength(ROUTES.length + WORKERS.length);
+    for (const fn of functions) expect(watched).toContain(fn);
+  });
+
+  it('alarms on the depth of every dead-letter queue', () => {
+    const queues = resources(template, 'AWS::SQS::Queue');
+    const deadLetterIds = Object.values(queues)
+      .map((q) => q.Properties.RedrivePolicy?.deadLetterTargetArn)
+      .filter(Boolean)
+      .map((arn) => referencedId(arn));
+    expect(deadLetterIds.length).toBe(WORKERS.filter((w) => w.trigger.kind === 'queue').length);
+    const watched = alarmsOf(template)
+      .filter((a) => a.Properties.MetricName === 'ApproximateNumberOfMessagesVisible')
+      .map((a) => referencedId(a.Properties.Dimensions[0].Value));
+    expect(watched.sort()).toEqual(deadLetterIds.sort());
+  });
+
+  it('counts failed verifications from every function log and alarms on the first', () => {
+    const filters = Object.values(resources(template, 'AWS::Logs::MetricFilter'));
+    expect(filters).toHaveLength(ROUTES.length + WORKERS.length);
+    for (const filter of filters) {
+      expect(filter.Properties.FilterPattern).toBe(`{ $.message = "${VERIFICATION_FAILED_LOG}" }`);
+      expect(filter.Properties.MetricTransformations).toEqual([
+        expect.objectContaining({
+          MetricNamespace: 'GovernanceLedger/prod',
+          MetricName: 'FailedVerifications',
+        }),
+      ]);
+    }
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      AlarmName: 'gls-prod-failed-verifications',
+      Namespace: 'GovernanceLedger/prod',
+      MetricName: 'FailedVerifications',
+      Threshold: 1,
+    });
+  });
+
+  it('has a dashboard', () => {
+    expect(Object.keys(resources(template, 'AWS::CloudWatch::Dashboard'))).toHaveLength(1);
+  });
+});

@@ -1,0 +1,29 @@
+import { bundleDefines, bundledClients } from '../../../lib/bundling.js';
+
+describe('bundledClients', () => {
+  it('bundles no optional client for a function that only uses DynamoDB', () => {
+    expect(bundledClients({ main: 'read', ledger: 'read' })).toEqual({ s3: false, kms: false, sqs: false });
+  });
+
+  it('bundles S3 for any bucket permission, including ones added later', () => {
+    expect(bundledClients({ immutable: 'read' }).s3).toBe(true);
+    expect(bundledClients({ uploads: 'presign' }).s3).toBe(true);
+    // A permission key this module has never heard of is a bucket (e.g. certificates).
+    expect(bundledClients({ certificates: 'read' } as never).s3).toBe(true);
+  });
+
+  it('bundles KMS to sign or publish the key, SQS to queue', () => {
+    expect(bundledClients({ sign: true })).toEqual({ s3: false, kms: true, sqs: false });
+    expect(bundledClients({ publicKey: true }).kms).toBe(true);
+    expect(bundledClients({ sign: false, queues: [] })).toEqual({ s3: false, kms: false, sqs: false });
+    expect(bundledClients({ queues: ['ledger-archive'] }).sqs).toBe(true);
+  });
+
+  it('turns the choice into esbuild defines of string literals', () => {
+    expect(bundleDefines({ sign: true })).toEqual({
+      'process.env.GLS_BUNDLE_S3': '"false"',
+      'process.env.GLS_BUNDLE_KMS': '"true"',
+      'process.env.GLS_BUNDLE_SQS': '"false"',
+    });
+  });
+});
