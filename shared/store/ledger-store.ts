@@ -353,46 +353,31 @@ export async function queryRowRange(
   do {
     const command = new RawQueryCommand({ ...input, ExclusiveStartKey: startKey });
     const page = await deps.db.send(summariseOutputLog(command));
-    for (const item of page.Items ?? []) {
-      const row = rowFromAttributes(item);
-      // A row holding a type no record can have (binary, sets): read the range the generic way instead.
-      if (row === undefined) return queryRowRangeGeneric(deps, firmId, from, to, order);
-      rows.push(row);
-    }
+    for (const item of page.Items ?? []) rows.push(rowFromAttributes(item));
     startKey = page.LastEvaluatedKey;
   } while (startKey);
   return rows;
 }
 
 /**
- * Verification reads every row of a chain, so the reader converts DynamoDB's wire attributes straight into
+ * Verification reads every row of a chain, so rows are converted straight from DynamoDB's wire attributes into
  * records (the DocumentClient's generic unmarshalling followed by recordOf cost about a sixth of a run). It
- * reads exactly the 16 record fields, as the DocumentClient would (strings, numbers, null, booleans, maps,
- * lists; an absent attribute is undefined), except that every number becomes a JavaScript number where the
- * DocumentClient would throw or return a BigInt outside the safe-integer range: a number in a record was a
- * JavaScript number when it was hashed, and DynamoDB keeps its digits, so this reproduces it exactly.
- * Anything else (binary, sets, a "__proto__" key) makes it return undefined and the caller falls back.
+ * reads exactly the 16 record fields and converts as the DocumentClient does (an absent attribute is
+ * undefined, binary a Uint8Array, sets Sets), with two deliberate differences, both so that a value reads back
+ * as it was hashed and nothing a row holds can crash a verification: every number becomes a JavaScript number
+ * (the DocumentClient throws, or returns a BigInt, outside the safe-integer range: a number in a record was a
+ * JavaScript number when it was hashed, and DynamoDB keeps its digits), and a map key "__proto__" stays an
+ * own property. A value of a type the SDK does not know is kept as the SDK gave it (it cannot match the hash).
  */
-function rowFromAttributes(
-  item: Record<string, AttributeValue>,
-): { position: number; record: LedgerRecord } | undefined {
+function rowFromAttributes(item: Record<string, AttributeValue>): { position: number; record: LedgerRecord } {
   const record: Record<string, unknown> = {};
   for (const field of RECORD_FIELDS) {
     const value = item[field];
-    if (value === undefined) {
-      record[field] = undefined;
-      continue;
-    }
-    const native = nativeValue(value);
-    if (native === UNSUPPORTED) return undefined;
-    record[field] = native;
+    record[field] = value === undefined ? undefined : nativeValue(value);
   }
-  const sk = item.sk?.S;
-  if (sk === undefined) return undefined;
+  const sk = item.sk?.S ?? '';
   return { position: Number(sk.slice(SK_PREFIX.record.length)), record: record as unknown as LedgerRecord };
 }
-
-const UNSUPPORTED = Symbol('unsupported attribute value');
 
 function nativeValue(value: AttributeValue): unknown {
   if (value.S !== undefined) return value.S;
@@ -402,23 +387,24 @@ function nativeValue(value: AttributeValue): unknown {
   if (value.M !== undefined) {
     const map: Record<string, unknown> = {};
     for (const key of Object.keys(value.M)) {
-      if (key === '__proto__') return UNSUPPORTED;
       const native = nativeValue(value.M[key]!);
-      if (native === UNSUPPORTED) return UNSUPPORTED;
-      map[key] = native;
+      if (key === '__proto__')
+        Object.defineProperty(map, key, {
+          value: native,
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        });
+      else map[key] = native;
     }
     return map;
   }
-  if (value.L !== undefined) {
-    const list: unknown[] = [];
-    for (const element of value.L) {
-      const native = nativeValue(element);
-      if (native === UNSUPPORTED) return UNSUPPORTED;
-      list.push(native);
-    }
-    return list;
-  }
-  return UNSUPPORTED;
+  if (value.L !== undefined) return value.L.map(nativeValue);
+  if (value.B !== undefined) return value.B;
+  if (value.SS !== undefined) return new Set(value.SS);
+  if (value.NS !== undefined) return new Set(value.NS.map(Number));
+  if (value.BS !== undefined) return new Set(value.BS);
+  return value;
 }
 
 /**
@@ -438,30 +424,6 @@ function summariseOutputLog(command: RawQueryCommand): RawQueryCommand {
     { step: 'initialize', name: 'ledgerRowsLogSummary' },
   );
   return command;
-}
-
-async function queryRowRangeGeneric(
-  deps: Deps,
-  firmId: string,
-  from: number,
-  to: number,
-  order: SortOrder,
-): Promise<{ position: number; record: LedgerRecord }[]> {
-  const items = await queryAll(deps.db, {
-    TableName: deps.tables.ledger,
-    KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
-    ExpressionAttributeValues: {
-      ':pk': keys.firmPk(firmId),
-      ':from': `${SK_PREFIX.record}${padSequence(from)}`,
-      ':to': `${SK_PREFIX.record}${padSequence(to)}`,
-    },
-    ScanIndexForward: order === 'asc',
-    ConsistentRead: true,
-  });
-  return items.map((item) => ({
-    position: Number((item.sk as string).slice(SK_PREFIX.record.length)),
-    record: recordOf(item as unknown as LedgerRecord),
-  }));
 }
 
 /** How many record rows the firm's partition holds (rows, not sequence numbers: deleted rows are not counted). */

@@ -1,3 +1,4 @@
+import { UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { appendRecord } from '../../shared/ledger/append.js';
 import { computeChainHash, computeRecordHash } from '../../shared/ledger/hashing.js';
@@ -253,12 +254,14 @@ describe('tampering is detected, explained and repaired', () => {
         ExpressionAttributeValues: { ':s': '4' },
       }),
     );
+    // The DocumentClient refuses to write such a number; an attacker uses the low-level API.
+    const six = keys.ledgerRecord(firm.firmId, 6);
     await deps.db.send(
-      new UpdateCommand({
+      new UpdateItemCommand({
         TableName: table,
-        Key: keys.ledgerRecord(firm.firmId, 6),
+        Key: { pk: { S: six.pk }, sk: { S: six.sk } },
         UpdateExpression: 'SET documentMetadata.score = :n',
-        ExpressionAttributeValues: { ':n': 1e30 },
+        ExpressionAttributeValues: { ':n': { N: '1e30' } },
       }),
     );
     const detected = await verify(firm);
