@@ -1,4 +1,9 @@
-import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import {
+  QueryCommand as RawQueryCommand,
+  TransactionCanceledException,
+  type AttributeValue,
+  type QueryCommandOutput as RawQueryOutput,
+} from '@aws-sdk/client-dynamodb';
 import {
   DeleteCommand,
   GetCommand,
@@ -7,7 +12,7 @@ import {
   type TransactWriteCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import type { LedgerRecord } from '../ledger/record.js';
-import { recordOf } from '../ledger/record.js';
+import { recordOf, RECORD_FIELDS } from '../ledger/record.js';
 import type { Deps } from '../runtime/deps.js';
 import { countAll, queryAll } from './dynamo.js';
 import { keys, padSequence, SK_PREFIX } from './keys.js';
@@ -332,21 +337,93 @@ export async function queryRowRange(
   to: number,
   order: SortOrder = 'asc',
 ): Promise<{ position: number; record: LedgerRecord }[]> {
-  const items = await queryAll(deps.db, {
+  const input = {
     TableName: deps.tables.ledger,
     KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
     ExpressionAttributeValues: {
-      ':pk': keys.firmPk(firmId),
-      ':from': `${SK_PREFIX.record}${padSequence(from)}`,
-      ':to': `${SK_PREFIX.record}${padSequence(to)}`,
+      ':pk': { S: keys.firmPk(firmId) },
+      ':from': { S: `${SK_PREFIX.record}${padSequence(from)}` },
+      ':to': { S: `${SK_PREFIX.record}${padSequence(to)}` },
     },
     ScanIndexForward: order === 'asc',
     ConsistentRead: true,
-  });
-  return items.map((item) => ({
-    position: Number((item.sk as string).slice(SK_PREFIX.record.length)),
-    record: recordOf(item as unknown as LedgerRecord),
-  }));
+  };
+  const rows: { position: number; record: LedgerRecord }[] = [];
+  let startKey: Record<string, AttributeValue> | undefined;
+  do {
+    const command = new RawQueryCommand({ ...input, ExclusiveStartKey: startKey });
+    const page = await deps.db.send(summariseOutputLog(command));
+    for (const item of page.Items ?? []) rows.push(rowFromAttributes(item));
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
+  return rows;
+}
+
+/**
+ * Verification reads every row of a chain, so rows are converted straight from DynamoDB's wire attributes into
+ * records (the DocumentClient's generic unmarshalling followed by recordOf cost about a sixth of a run). It
+ * reads exactly the 16 record fields and converts as the DocumentClient does (an absent attribute is
+ * undefined, binary a Uint8Array, sets Sets), with two deliberate differences, both so that a value reads back
+ * as it was hashed and nothing a row holds can crash a verification: every number becomes a JavaScript number
+ * (the DocumentClient throws, or returns a BigInt, outside the safe-integer range: a number in a record was a
+ * JavaScript number when it was hashed, and DynamoDB keeps its digits), and a map key "__proto__" stays an
+ * own property. A value of a type the SDK does not know is kept as the SDK gave it (it cannot match the hash).
+ */
+function rowFromAttributes(item: Record<string, AttributeValue>): { position: number; record: LedgerRecord } {
+  const record: Record<string, unknown> = {};
+  for (const field of RECORD_FIELDS) {
+    const value = item[field];
+    record[field] = value === undefined ? undefined : nativeValue(value);
+  }
+  const sk = item.sk?.S ?? '';
+  return { position: Number(sk.slice(SK_PREFIX.record.length)), record: record as unknown as LedgerRecord };
+}
+
+function nativeValue(value: AttributeValue): unknown {
+  if (value.S !== undefined) return value.S;
+  if (value.N !== undefined) return Number(value.N);
+  if (value.NULL !== undefined) return null;
+  if (value.BOOL !== undefined) return Boolean(value.BOOL);
+  if (value.M !== undefined) {
+    const map: Record<string, unknown> = {};
+    for (const key of Object.keys(value.M)) {
+      const native = nativeValue(value.M[key]!);
+      if (key === '__proto__')
+        Object.defineProperty(map, key, {
+          value: native,
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        });
+      else map[key] = native;
+    }
+    return map;
+  }
+  if (value.L !== undefined) return value.L.map(nativeValue);
+  if (value.B !== undefined) return value.B;
+  if (value.SS !== undefined) return new Set(value.SS);
+  if (value.NS !== undefined) return new Set(value.NS.map(Number));
+  if (value.BS !== undefined) return new Set(value.BS);
+  return value;
+}
+
+/**
+ * The SDK's logger middleware filters every response through the operation schema for its log line even
+ * when nothing is logged, walking all 1,000 items of a page; a row page's log line is its item count instead.
+ */
+function summariseOutputLog(command: RawQueryCommand): RawQueryCommand {
+  command.middlewareStack.add(
+    (next, context) => (args) => {
+      context.dynamoDbDocumentClientOptions = {
+        ...context.dynamoDbDocumentClientOptions,
+        overrideOutputFilterSensitiveLog: (output: RawQueryOutput) =>
+          JSON.stringify({ Count: output.Count, ScannedCount: output.ScannedCount }),
+      };
+      return next(args);
+    },
+    { step: 'initialize', name: 'ledgerRowsLogSummary' },
+  );
+  return command;
 }
 
 /** How many record rows the firm's partition holds (rows, not sequence numbers: deleted rows are not counted). */

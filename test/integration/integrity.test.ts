@@ -1,3 +1,4 @@
+import { UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { appendRecord } from '../../shared/ledger/append.js';
 import { computeChainHash, computeRecordHash } from '../../shared/ledger/hashing.js';
@@ -231,6 +232,48 @@ describe('tampering is detected, explained and repaired', () => {
     });
     expect(await row(firm, 2)).toEqual(original);
     await expectCleanAfterRepair(1);
+  });
+
+  it('attribute types no record can have (a set, a string sequence number, an out-of-range number)', async () => {
+    const two = await row(firm, 2);
+    const four = await row(firm, 4);
+    // Verification reads rows with its own converter; types it does not expect must be findings, not a crash.
+    await deps.db.send(
+      new UpdateCommand({
+        TableName: table,
+        Key: keys.ledgerRecord(firm.firmId, 2),
+        UpdateExpression: 'SET documentMetadata.score = :s',
+        ExpressionAttributeValues: { ':s': new Set(['0.5']) },
+      }),
+    );
+    await deps.db.send(
+      new UpdateCommand({
+        TableName: table,
+        Key: keys.ledgerRecord(firm.firmId, 4),
+        UpdateExpression: 'SET sequenceNumber = :s',
+        ExpressionAttributeValues: { ':s': '4' },
+      }),
+    );
+    // The DocumentClient refuses to write such a number; an attacker uses the low-level API.
+    const six = keys.ledgerRecord(firm.firmId, 6);
+    await deps.db.send(
+      new UpdateItemCommand({
+        TableName: table,
+        Key: { pk: { S: six.pk }, sk: { S: six.sk } },
+        UpdateExpression: 'SET documentMetadata.score = :n',
+        ExpressionAttributeValues: { ':n': { N: '1e30' } },
+      }),
+    );
+    const detected = await verify(firm);
+    expect(codesBySequence(detected.result)).toEqual({
+      2: ['RECORD_HASH_MISMATCH'],
+      4: ['RECORD_HASH_MISMATCH', 'SEQUENCE_MISMATCH'],
+      6: ['RECORD_HASH_MISMATCH'],
+    });
+    await restore(firm, admin, two.id);
+    await restore(firm, admin, four.id);
+    expect(await row(firm, 2)).toEqual(two);
+    expect(await row(firm, 4)).toEqual(four);
   });
 
   it('two concurrent restores of the same damage write one repair', async () => {

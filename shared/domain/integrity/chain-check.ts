@@ -83,11 +83,18 @@ export function checkChunk(
       previousKnown = false;
       continue;
     }
-    const codes: ProblemCode[] = checkRecord(record, previousKnown ? previousChainHash : undefined);
-    if (!trustedKeys.has(record.publicKey)) codes.push('UNTRUSTED_KEY');
-    if (record.sequenceNumber !== position) codes.push('SEQUENCE_MISMATCH');
-    if (record.firmId !== firmId) codes.push('FIRM_MISMATCH');
-    report(position, record.id, codes);
+    const recordProblems = checkRecord(record, previousKnown ? previousChainHash : undefined);
+    const trusted = trustedKeys.has(record.publicKey);
+    const inPlace = record.sequenceNumber === position;
+    const ownFirm = record.firmId === firmId;
+    // The sound record (nearly every one) allocates nothing here.
+    if (recordProblems.length > 0 || !trusted || !inPlace || !ownFirm) {
+      const codes: ProblemCode[] = [...recordProblems];
+      if (!trusted) codes.push('UNTRUSTED_KEY');
+      if (!inPlace) codes.push('SEQUENCE_MISMATCH');
+      if (!ownFirm) codes.push('FIRM_MISMATCH');
+      report(position, record.id, codes);
+    }
     recordsChecked += 1;
     previousChainHash = record.chainHash;
     previousKnown = true;
