@@ -123,7 +123,7 @@ export async function issueCertificate(deps: Deps, message: RecordMessage, publi
   if (!record || record.id !== recordId || record.firmId !== firmId)
     throw new Error(`Ledger record ${recordId} of ${firmId} not found at sequence ${message.sequenceNumber}`);
   // Never certify a record that does not verify: the message fails, is retried, and ends in the DLQ.
-  const problems: string[] = checkRecord(record);
+  const problems: string[] = [...checkRecord(record)];
   if (record.publicKey !== (await publicKeyBase64(deps.signer))) problems.push('UNTRUSTED_KEY');
   if (problems.length > 0)
     throw new Error(`Refusing to certify ${recordId}: it does not verify (${problems.join(', ')})`);
