@@ -21,43 +21,55 @@ export interface ErrorDetail {
   message: string;
 }
 
+/**
+ * Each error names itself with a literal (not `new.target.name`): bundles are minified without keepNames
+ * (lib/bundling.ts), which would otherwise rename the classes in logs.
+ */
 export abstract class ServiceError extends Error {
   abstract readonly code: ErrorCode;
   readonly details: ErrorDetail[] | undefined;
 
   constructor(message: string, details?: ErrorDetail[]) {
     super(message);
-    this.name = new.target.name;
     this.details = details;
   }
 }
 
 export class ValidationError extends ServiceError {
+  override readonly name = 'ValidationError';
   readonly code = 'VALIDATION_ERROR';
 }
 export class UnauthorizedError extends ServiceError {
+  override readonly name = 'UnauthorizedError';
   readonly code = 'UNAUTHORIZED';
 }
 export class ForbiddenError extends ServiceError {
+  override readonly name = 'ForbiddenError';
   readonly code = 'FORBIDDEN';
 }
 export class NotFoundError extends ServiceError {
+  override readonly name = 'NotFoundError';
   readonly code = 'NOT_FOUND';
 }
 export class ConflictError extends ServiceError {
+  override readonly name = 'ConflictError';
   readonly code = 'CONFLICT';
 }
 export class UnprocessableError extends ServiceError {
+  override readonly name = 'UnprocessableError';
   readonly code = 'UNPROCESSABLE';
 }
 export class PayloadTooLargeError extends ServiceError {
+  override readonly name = 'PayloadTooLargeError';
   readonly code = 'PAYLOAD_TOO_LARGE';
 }
 /** Job submission: the documentKey does not resolve to an uploaded object of the caller's firm. */
 export class DocumentNotFoundError extends ServiceError {
+  override readonly name = 'DocumentNotFoundError';
   readonly code = 'DOCUMENT_NOT_FOUND';
 }
 /** Job submission: the gate is on and no APPROVED impact assessment matches the declared model. */
 export class ImpactAssessmentRequiredError extends ServiceError {
+  override readonly name = 'ImpactAssessmentRequiredError';
   readonly code = 'IMPACT_ASSESSMENT_REQUIRED';
 }

@@ -4,7 +4,7 @@ import type { RecordMessage } from '../../shared/ledger/dispatch.js';
 import { publicBaseUrl } from '../../shared/runtime/config.js';
 import { getDeps } from '../../shared/runtime/deps.js';
 import { logger } from '../../shared/runtime/logger.js';
-import { issueCertificate } from '../../shared/services/certificates.js';
+import { issueCertificate } from '../../shared/services/certificate-issue.js';
 
 /**
  * Consumes the certificates queue (auto-issue of outcome and approval records, and on-request issue): each

@@ -1,40 +1,22 @@
-import {
-  certificateMetadata,
-  certificatePdfKey,
-  keyFingerprint,
-  verificationUrl,
-  type JobSnapshot,
-} from '../domain/certificates/content.js';
-import { renderCertificatePdf } from '../domain/certificates/pdf.js';
 import { checkChunk, type VerificationCursor } from '../domain/integrity/chain-check.js';
 import { diffRecords } from '../domain/integrity/record-diff.js';
 import { NotFoundError } from '../errors.js';
-import { newId } from '../ids.js';
 import type { RecordMessage } from '../ledger/dispatch.js';
 import { recordOf, type LedgerRecord } from '../ledger/record.js';
 import { publicKeyBase64 } from '../ledger/signing-key.js';
-import { checkRecord } from '../ledger/verify.js';
 import { isoNow } from '../ports/clock.js';
 import type { Deps } from '../runtime/deps.js';
 import {
   getCertificateById,
   getCertificateForRecord,
-  impactAssessmentKey,
-  linkCertificate,
   listCertificateItems,
-  reserveCertificateId,
-  saveCertificate,
   type CertificateItem,
 } from '../store/certificate-store.js';
-import { getFirm } from '../store/firm-store.js';
-import { immutableRecordKey, keys } from '../store/keys.js';
-import { getRecordById, getRecordBySequence, queryRowRange } from '../store/ledger-store.js';
-import { getJob } from '../store/review-job-store.js';
+import { immutableRecordKey } from '../store/keys.js';
+import { getRecordById, queryRowRange } from '../store/ledger-store.js';
 
 /** Lifetime of a presigned PDF URL. */
 export const PDF_URL_TTL_SECONDS = 15 * 60;
-
-const OUTCOME_EVENTS = new Set(['DOCUMENT_APPROVED', 'DOCUMENT_MODIFIED', 'DOCUMENT_REJECTED']);
 
 /** The API shape of a certificate: the stored item, with a freshly presigned PDF URL, without the snapshot. */
 export async function presentCertificate(deps: Deps, item: CertificateItem) {
@@ -100,81 +82,6 @@ export async function findCertificate(deps: Deps, firmId: string, certificateId:
   const item = await getCertificateById(deps, certificateId);
   if (!item || item.firmId !== firmId) throw new NotFoundError('Certificate not found');
   return presentCertificate(deps, item);
-}
-
-/**
- * The certificate worker: issues the record's one certificate. Every step converges when repeated, so a
- * duplicate delivery, a request racing the auto-issue or a retry after a crash ends with the same result:
- * the first reservation fixes the certificate id and issue time, the PDF key derives from the id (a retry
- * overwrites it with the same document), the certificate item is created only if absent, and the job or
- * assessment link is set only while still null.
- */
-export async function issueCertificate(deps: Deps, message: RecordMessage, publicBaseUrl: string) {
-  const { firmId, recordId } = message;
-  const existing = await getCertificateForRecord(deps, firmId, recordId);
-  if (existing) {
-    const record = await getRecordById(deps, firmId, recordId);
-    if (record) await linkSubject(deps, record, existing.id);
-    return existing;
-  }
-  const record =
-    (await getRecordBySequence(deps, firmId, message.sequenceNumber)) ??
-    (await getRecordById(deps, firmId, recordId));
-  if (!record || record.id !== recordId || record.firmId !== firmId)
-    throw new Error(`Ledger record ${recordId} of ${firmId} not found at sequence ${message.sequenceNumber}`);
-  // Never certify a record that does not verify: the message fails, is retried, and ends in the DLQ.
-  const problems: string[] = [...checkRecord(record)];
-  if (record.publicKey !== (await publicKeyBase64(deps.signer))) problems.push('UNTRUSTED_KEY');
-  if (problems.length > 0)
-    throw new Error(`Refusing to certify ${recordId}: it does not verify (${problems.join(', ')})`);
-
-  const reservation = await reserveCertificateId(deps, firmId, recordId, {
-    certificateId: newId('certificate'),
-    reservedAt: isoNow(deps.clock),
-  });
-  const [firm, job] = await Promise.all([
-    getFirm(deps, firmId),
-    record.reviewJobId ? getJob(deps, firmId, record.reviewJobId) : Promise.resolve(null),
-  ]);
-  if (!firm) throw new Error(`Firm ${firmId} not found`);
-  const certificateId = reservation.certificateId;
-  const certificate: CertificateItem = {
-    id: certificateId,
-    ledgerRecordId: record.id,
-    firmId,
-    firmName: firm.name,
-    firmFrnNumber: firm.frnNumber,
-    issuedAt: reservation.reservedAt,
-    verificationUrl: verificationUrl(publicBaseUrl, certificateId),
-    pdfStorageKey: certificatePdfKey(firmId, certificateId),
-    metadata: certificateMetadata(record, job as JobSnapshot | null),
-    sequenceNumber: record.sequenceNumber,
-    recordHash: record.recordHash,
-    chainHash: record.chainHash,
-  };
-  const pdf = await renderCertificatePdf({
-    certificateId,
-    firmName: certificate.firmName,
-    firmFrnNumber: certificate.firmFrnNumber,
-    issuedAt: certificate.issuedAt,
-    verificationUrl: certificate.verificationUrl,
-    metadata: certificate.metadata,
-    record,
-    keyFingerprint: keyFingerprint(record.publicKey),
-  });
-  await deps.objects.put('certificates', certificate.pdfStorageKey, pdf, 'application/pdf');
-  await saveCertificate(deps, certificate);
-  await linkSubject(deps, record, certificateId);
-  return certificate;
-}
-
-/** Fills the review job's (outcome records) or the impact assessment's (approvals) certificateId. */
-async function linkSubject(deps: Deps, record: LedgerRecord, certificateId: string): Promise<void> {
-  if (OUTCOME_EVENTS.has(record.eventType) && record.reviewJobId)
-    await linkCertificate(deps, keys.job(record.firmId, record.reviewJobId), certificateId);
-  const assessmentId = record.documentMetadata.assessmentId;
-  if (record.eventType === 'IMPACT_ASSESSMENT_APPROVED' && typeof assessmentId === 'string' && assessmentId)
-    await linkCertificate(deps, impactAssessmentKey(record.firmId, assessmentId), certificateId);
 }
 
 /**

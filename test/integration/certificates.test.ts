@@ -10,7 +10,7 @@ import type { LedgerEventType } from '../../shared/ledger/event-types.js';
 import { signedMessage } from '../../shared/ledger/hashing.js';
 import type { LedgerRecord } from '../../shared/ledger/record.js';
 import type { Deps } from '../../shared/runtime/deps.js';
-import { issueCertificate } from '../../shared/services/certificates.js';
+import { issueCertificate } from '../../shared/services/certificate-issue.js';
 import { listCertificateItems } from '../../shared/store/certificate-store.js';
 import { keys } from '../../shared/store/keys.js';
 import { api, createFirm, stack, stackDeps, type TestFirm } from './helpers.js';

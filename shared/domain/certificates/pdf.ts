@@ -1,5 +1,5 @@
 import { PDFDocument, rgb, StandardFonts, type PDFFont, type PDFPage, type RGB } from 'pdf-lib';
-import QRCode from 'qrcode';
+import { create as createQr } from 'qrcode/lib/core/qrcode.js';
 import type { CertificateField, CertificateMetadata, PillTone } from './content.js';
 import { formatInstant } from './content.js';
 
@@ -360,7 +360,7 @@ class Layout {
 
 /** Draws a QR code as vector squares (crisp at any zoom and print size), quiet zone included in `size`. */
 function drawQr(page: PDFPage, text: string, x: number, y: number, size: number): void {
-  const qr = QRCode.create(text, { errorCorrectionLevel: 'M' });
+  const qr = createQr(text, { errorCorrectionLevel: 'M' });
   const count = qr.modules.size;
   const quiet = 2;
   const cell = size / (count + 2 * quiet);
