@@ -1,7 +1,18 @@
 import { CfnOutput, Stack } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
-import { HttpApi, HttpMethod, LogGroupLogDestination } from 'aws-cdk-lib/aws-apigatewayv2';
-import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
+import {
+  HttpApi,
+  HttpIntegrationType,
+  HttpMethod,
+  HttpRouteIntegration,
+  IntegrationCredentials,
+  LogGroupLogDestination,
+  PayloadFormatVersion,
+  type HttpRouteIntegrationBindOptions,
+  type HttpRouteIntegrationConfig,
+} from 'aws-cdk-lib/aws-apigatewayv2';
+import { PolicyStatement, Role, ServicePrincipal, type IRole } from 'aws-cdk-lib/aws-iam';
+import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { httpRoutes } from '../shared/routes.js';
@@ -69,7 +80,18 @@ export class Api extends Construct {
       'Routes authenticate in their function, once per request: an API key (SHA-256 hash looked up in DynamoDB) or an OIDC JWT verified against the issuer JWKS (shared/http/handler.ts, docs/architecture.md); public routes (health, OpenAPI, signing key) are public by the specification.',
     );
 
-    const integrations = new Map<RouteDef, HttpLambdaIntegration>();
+    const logGroup = new LogGroup(this, 'RouteLogs', {
+      retention: stage.logRetention,
+      removalPolicy: stage.removalPolicy,
+    });
+    // API Gateway invokes the route functions through one role instead of a resource-based permission per
+    // route: the same least privilege (InvokeFunction on exactly these functions) for two resources instead
+    // of one per (method, path) (docs/architecture.md, "CloudFormation resource budget").
+    const invokeRole = new Role(this, 'InvokeRole', {
+      assumedBy: new ServicePrincipal('apigateway.amazonaws.com'),
+      description: `Lets the ${stage.name} HTTP API invoke its route functions`,
+    });
+    const integrations = new Map<RouteDef, HttpRouteIntegration>();
     for (const route of props.routes) {
       if (this.functions.has(route.operationId))
         throw new Error(`Two routes share the operationId ${route.operationId}`);
@@ -78,10 +100,15 @@ export class Api extends Construct {
         stage,
         description: `${route.method} ${route.path}: ${route.summary}`,
         permissions: route.permissions,
+        logGroup,
       });
       applyRoutePermissions(fn, route, resources);
+      // Unqualified ARN only: no version or alias wildcard.
+      invokeRole.addToPrincipalPolicy(
+        new PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [fn.functionArn] }),
+      );
       this.functions.set(route.operationId, fn);
-      integrations.set(route, new HttpLambdaIntegration(`${route.operationId}Integration`, fn));
+      integrations.set(route, new RoleLambdaIntegration(`${route.operationId}Integration`, fn, invokeRole));
     }
     for (const { method, path, route } of httpRoutes(props.routes)) {
       this.httpApi.addRoutes({ path, methods: [HttpMethod[method]], integration: integrations.get(route)! });
@@ -89,5 +116,25 @@ export class Api extends Construct {
 
     // At stack level, so the output keeps the plain name ApiUrl for scripts that read it.
     new CfnOutput(Stack.of(this), 'ApiUrl', { description: 'Base URL of the HTTP API', value: this.url });
+  }
+}
+
+/** A Lambda proxy integration (payload 2.0) that API Gateway calls with a role rather than a permission. */
+class RoleLambdaIntegration extends HttpRouteIntegration {
+  constructor(
+    id: string,
+    private readonly handler: IFunction,
+    private readonly role: IRole,
+  ) {
+    super(id);
+  }
+
+  bind(_options: HttpRouteIntegrationBindOptions): HttpRouteIntegrationConfig {
+    return {
+      type: HttpIntegrationType.AWS_PROXY,
+      uri: this.handler.functionArn,
+      payloadFormatVersion: PayloadFormatVersion.VERSION_2_0,
+      credentials: IntegrationCredentials.fromRole(this.role),
+    };
   }
 }

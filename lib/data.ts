@@ -253,6 +253,7 @@ export class Data extends Construct {
       acknowledge(fn, wildcardUnder(bucket, '/*'), objects);
       acknowledge(fn, wildcardUnder(bucket, '/uploads/*'), objects);
     }
+    acknowledge(fn, wildcardUnder(this.certificatesBucket, '/certificates/*'), objects);
     for (const table of [this.mainTable, this.ledgerTable])
       acknowledge(
         fn,

@@ -33,6 +33,9 @@ export interface MonitoringProps {
   alarmEmail?: string;
 }
 
+/** CloudWatch's limit on the metrics one alarm's math expression may use. */
+const MAX_ALARM_METRICS = 10;
+
 /** The custom namespace of a stage's metrics derived from logs. */
 export function metricNamespace(stage: string): string {
   return `GovernanceLedger/${stage}`;
@@ -91,11 +94,30 @@ export class Monitoring extends Construct {
     alarm('api-p99-latency', p99, stage.alarms.p99LatencyMs, 'p99 latency of the HTTP API (ms)', 3);
 
     // Every function: throttles (reserved or account concurrency exhausted). Errors of routes surface as 5xx.
+    // CloudWatch lets an alarm's math use at most 10 metrics: one alarm per 10 functions, on their sum (one
+    // alarm per function would cost a CloudFormation resource each, docs/architecture.md).
     const throttles: IMetric[] = [];
-    for (const [name, fn] of props.functions) {
-      const metric = fn.metricThrottles({ period, statistic: 'Sum' });
-      throttles.push(metric);
-      alarm(`${name}-throttles`, metric, 1, `Invocations of ${name} throttled`);
+    const entries = [...props.functions];
+    for (let start = 0, group = 1; start < entries.length; start += MAX_ALARM_METRICS, group++) {
+      const slice = entries.slice(start, start + MAX_ALARM_METRICS);
+      const usingMetrics: Record<string, IMetric> = {};
+      slice.forEach(([, fn], index) => {
+        const metric = fn.metricThrottles({ period, statistic: 'Sum' });
+        throttles.push(metric);
+        usingMetrics[`t${index}`] = metric;
+      });
+      const names = slice.map(([name]) => name);
+      alarm(
+        `throttles-${group}`,
+        new MathExpression({
+          expression: Object.keys(usingMetrics).join(' + '),
+          usingMetrics,
+          label: `Throttles of ${names.join(', ')}`,
+          period,
+        }),
+        1,
+        `Invocations throttled (any of: ${names.join(', ')})`,
+      );
     }
 
     // Every dead-letter queue: a message there failed maxReceiveCount times and waits for an operator.
@@ -117,9 +139,12 @@ export class Monitoring extends Construct {
       period,
       statistic: 'Sum',
     });
-    for (const [name, fn] of props.functions) {
-      new MetricFilter(this, `${pascal(name)}FailedVerifications`, {
-        logGroup: fn.logGroup,
+    const logGroups = new Map(
+      [...props.functions.values()].map((fn) => [fn.logGroup.node.path, fn.logGroup]),
+    );
+    for (const [path, logGroup] of logGroups) {
+      new MetricFilter(this, `${pascal(path.split('/').slice(1).join('-'))}FailedVerifications`, {
+        logGroup,
         metricNamespace: metricNamespace(stage.name),
         metricName: 'FailedVerifications',
         filterPattern: FilterPattern.stringValue('$.message', '=', VERIFICATION_FAILED_LOG),

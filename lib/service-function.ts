@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { Duration } from 'aws-cdk-lib';
 import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
-import { LogGroup } from 'aws-cdk-lib/aws-logs';
+import type { ILogGroup } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { ENV } from '../shared/runtime/config.js';
 import type { Permissions } from '../shared/routes/route.js';
@@ -27,11 +27,13 @@ export interface ServiceFunctionProps {
   reservedConcurrentExecutions?: number;
   /** @default 1024 MB: CPU scales with memory, and cold starts (SDK init, hashing, zod) are CPU-bound. */
   memorySize?: number;
+  /** The log group it writes to, with the stage's retention (one per construct: routes, workers). */
+  logGroup: ILogGroup;
 }
 
 /**
- * A Lambda function of this service with its safe defaults set once: Node 22 on ARM64, X-Ray tracing, its
- * own log group with the stage's retention, and an ESM bundle with source maps (options in lib/bundling.ts,
+ * A Lambda function of this service with its safe defaults set once: Node 22 on ARM64, X-Ray tracing, a
+ * log group with the stage's retention, and an ESM bundle with source maps (options in lib/bundling.ts,
  * measured against their budgets by scripts/bundle-budget.ts). Everything a function may
  * touch is granted afterwards, through the owning construct's grant methods (see lib/permissions.ts).
  */
@@ -49,10 +51,10 @@ export class ServiceFunction extends NodejsFunction {
       timeout: props.timeout ?? Duration.seconds(15),
       memorySize: props.memorySize ?? 1024,
       reservedConcurrentExecutions: props.reservedConcurrentExecutions,
-      logGroup: new LogGroup(scope, `${id}Logs`, {
-        retention: props.stage.logRetention,
-        removalPolicy: props.stage.removalPolicy,
-      }),
+      // Shared by the functions of one construct (routes, workers): each JSON line names its function
+      // (Powertools' function_name), and a log group per function would cost a CloudFormation resource each
+      // (docs/architecture.md, "CloudFormation resource budget").
+      logGroup: props.logGroup,
       environment: {
         // Stack traces point into the TypeScript sources, not the minified bundle.
         NODE_OPTIONS: '--enable-source-maps',

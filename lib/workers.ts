@@ -2,6 +2,7 @@ import { Duration } from 'aws-cdk-lib';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import type { WorkerDef } from '../shared/workers.js';
 import { applyPermissions, type ServiceResources } from './permissions.js';
@@ -25,6 +26,10 @@ export class Workers extends Construct {
   constructor(scope: Construct, id: string, props: WorkersProps) {
     super(scope, id);
     const { stage, resources } = props;
+    const logGroup = new LogGroup(this, 'Logs', {
+      retention: stage.logRetention,
+      removalPolicy: stage.removalPolicy,
+    });
     for (const worker of props.workers) {
       const fn = new ServiceFunction(this, pascal(worker.name), {
         module: worker.handler,
@@ -32,6 +37,7 @@ export class Workers extends Construct {
         description: worker.description,
         permissions: worker.permissions,
         timeout: Duration.seconds(worker.timeoutSeconds),
+        logGroup,
         // One sweep at a time: a schedule that fires while the previous run is still going is throttled and
         // retried by EventBridge rather than racing it.
         ...(worker.trigger.kind === 'schedule' ? { reservedConcurrentExecutions: 1 } : {}),

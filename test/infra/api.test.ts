@@ -7,6 +7,9 @@ import { lambdaFunction, referencedId, resources, routeFunctionId } from './temp
 
 const routeKey = (method: string, path: string) => `${method} ${path}`;
 
+/** CloudFormation refuses a stack of more than 500 resources; keep headroom for new routes. */
+const RESOURCE_BUDGET = 470;
+
 describe('HTTP API', () => {
   let template: Template;
   beforeAll(() => {
@@ -49,16 +52,22 @@ describe('HTTP API', () => {
     }
   });
 
-  it('gives every function its own log group with the stage retention', () => {
+  it('logs every function to a log group with the stage retention (routes share one, workers another)', () => {
     const logGroups = resources(template, 'AWS::Logs::LogGroup');
     const ids = Object.values(resources(template, 'AWS::Lambda::Function')).map((fn) =>
       referencedId(fn.Properties.LoggingConfig.LogGroup),
     );
-    expect(new Set(ids).size).toBe(ids.length);
+    expect(ids).toHaveLength(ROUTES.length + WORKERS.length);
+    expect(new Set(ids).size).toBe(2);
     for (const id of ids) {
       expect(logGroups[id]?.Properties.RetentionInDays).toBe(14);
       expect(logGroups[id]?.DeletionPolicy).toBe('Delete');
     }
+  });
+
+  it('stays well inside the CloudFormation limit of 500 resources per stack', () => {
+    const count = Object.keys((template.toJSON() as { Resources: object }).Resources).length;
+    expect(count).toBeLessThanOrEqual(RESOURCE_BUDGET);
   });
 
   it('keeps route functions inside the API Gateway integration timeout', () => {
@@ -112,12 +121,38 @@ describe('/v1/principal aliases', () => {
     );
   });
 
-  it('may invoke that function through either path', () => {
+  it('may invoke that function, through either path, only by the API role', () => {
     const functionId = routeFunctionId(template, 'GET /v1/review/jobs/{id}');
-    const sourceArns = Object.values(resources(template, 'AWS::Lambda::Permission'))
-      .filter((p) => referencedId(p.Properties.FunctionName) === functionId)
-      .map((p) => JSON.stringify(p.Properties.SourceArn));
-    expect(sourceArns.some((arn) => arn.includes('/v1/review/jobs/{id}'))).toBe(true);
-    expect(sourceArns.some((arn) => arn.includes('/v1/principal/jobs/{id}'))).toBe(true);
+    const routes = Object.values(resources(template, 'AWS::ApiGatewayV2::Route')).filter((route) =>
+      ['GET /v1/review/jobs/{id}', 'GET /v1/principal/jobs/{id}'].includes(route.Properties.RouteKey),
+    );
+    expect(routes).toHaveLength(2);
+    const integrations = resources(template, 'AWS::ApiGatewayV2::Integration');
+    const credentials = new Set(
+      Object.values(integrations).map((integration) => referencedId(integration.Properties.CredentialsArn)),
+    );
+    expect(credentials.size).toBe(1);
+    const [roleId] = [...credentials];
+    const role = resources(template, 'AWS::IAM::Role')[roleId!]!;
+    expect(JSON.stringify(role.Properties.AssumeRolePolicyDocument)).toContain('apigateway.amazonaws.com');
+    // CDK moves statements beyond the inline policy's size limit into managed "overflow" policies.
+    const invokeStatements = [
+      ...Object.values(resources(template, 'AWS::IAM::Policy')),
+      ...Object.values(resources(template, 'AWS::IAM::ManagedPolicy')),
+    ]
+      .filter((policy) => (policy.Properties.Roles ?? []).some((r: unknown) => referencedId(r) === roleId))
+      .flatMap(
+        (policy) => policy.Properties.PolicyDocument.Statement as { Action: unknown; Resource: unknown }[],
+      );
+    expect(invokeStatements.every((statement) => statement.Action === 'lambda:InvokeFunction')).toBe(true);
+    const invocable = invokeStatements.flatMap((statement) =>
+      ([] as unknown[]).concat(statement.Resource).map((resource) => referencedId(resource)),
+    );
+    expect(invocable).toContain(functionId);
+    expect(new Set(invocable).size).toBe(ROUTES.length);
+    template.resourceCountIs(
+      'AWS::Lambda::Permission',
+      WORKERS.filter((w) => w.trigger.kind === 'schedule').length,
+    );
   });
 });

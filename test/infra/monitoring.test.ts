@@ -60,10 +60,25 @@ describe('monitoring', () => {
   });
 
   it('alarms on throttles of every function of the route table and the worker list', () => {
-    const throttleAlarms = alarmsOf(template).filter((a) => a.Properties.MetricName === 'Throttles');
-    const watched = new Set(
-      throttleAlarms.map((a) => referencedId(a.Properties.Dimensions[0].Value) as string),
+    const throttleAlarms = alarmsOf(template).filter((a) =>
+      (a.Properties.Metrics ?? []).some(
+        (m: { MetricStat?: { Metric: { MetricName: string } } }) =>
+          m.MetricStat?.Metric.MetricName === 'Throttles',
+      ),
     );
+    const watched = new Set<string>();
+    for (const alarm of throttleAlarms) {
+      const metrics = alarm.Properties.Metrics as {
+        Expression?: string;
+        MetricStat?: { Metric: { Dimensions: { Value: unknown }[] } };
+      }[];
+      // At most CloudWatch's 10 metrics per alarm, summed by the alarm's one expression.
+      expect(metrics.filter((m) => m.MetricStat)).not.toHaveLength(0);
+      expect(metrics.filter((m) => m.MetricStat).length).toBeLessThanOrEqual(10);
+      expect(metrics.filter((m) => m.Expression)).toHaveLength(1);
+      for (const m of metrics)
+        if (m.MetricStat) watched.add(referencedId(m.MetricStat.Metric.Dimensions[0]!.Value));
+    }
     const functions = [
       ...ROUTES.map((r) => functionIdByDescription(template, `${r.method} ${r.path}: ${r.summary}`)),
       ...WORKERS.map((w) => functionIdByDescription(template, w.description)),
@@ -85,9 +100,17 @@ describe('monitoring', () => {
     expect(watched.sort()).toEqual(deadLetterIds.sort());
   });
 
-  it('counts failed verifications from every function log and alarms on the first', () => {
+  it("counts failed verifications from every function's log group and alarms on the first", () => {
     const filters = Object.values(resources(template, 'AWS::Logs::MetricFilter'));
-    expect(filters).toHaveLength(ROUTES.length + WORKERS.length);
+    // Every function logs to one of the two log groups; each group has the filter.
+    const logGroupsOfFunctions = new Set(
+      Object.values(resources(template, 'AWS::Lambda::Function')).map((fn) =>
+        referencedId(fn.Properties.LoggingConfig.LogGroup),
+      ),
+    );
+    expect(new Set(filters.map((filter) => referencedId(filter.Properties.LogGroupName)))).toEqual(
+      logGroupsOfFunctions,
+    );
     for (const filter of filters) {
       expect(filter.Properties.FilterPattern).toBe(`{ $.message = "${VERIFICATION_FAILED_LOG}" }`);
       expect(filter.Properties.MetricTransformations).toEqual([

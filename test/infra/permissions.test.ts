@@ -61,7 +61,25 @@ describe('least privilege', () => {
     };
   });
 
-  it.each(ROUTES.filter((route) => route.method === 'GET'))(
+  /**
+   * GET routes that deliberately write, each with its reason; they may write the main table and nothing else.
+   * The reviewer queue assigns waiting work to the caller before answering (docs/architecture.md §7c).
+   */
+  const WRITING_GETS = new Set(['/v1/review/queue']);
+
+  it.each(ROUTES.filter((route) => route.method === 'GET' && WRITING_GETS.has(route.path)))(
+    'lets GET $path write the main table only (routing on read)',
+    (route) => {
+      const statements = statementsOf(`GET ${route.path}`).filter((st) => st.Effect === 'Allow');
+      for (const action of ['s3:PutObject', 's3:DeleteObject', 'kms:Sign', 'sqs:SendMessage']) {
+        expect(statements.some((st) => st.Action.some((pattern) => covers(pattern, action)))).toBe(false);
+      }
+      for (const st of statements.filter((st) => st.Action.some((a) => a.startsWith('dynamodb:'))))
+        expect(mentions(st.Resource, ids.ledger)).toBe(false);
+    },
+  );
+
+  it.each(ROUTES.filter((route) => route.method === 'GET' && !WRITING_GETS.has(route.path)))(
     'lets read-only route GET $path write nothing but a first sign-in',
     (route) => {
       const statements = statementsOf(`GET ${route.path}`);
