@@ -256,47 +256,27 @@ export type AnchorRecord = Pick<
   'id' | 'sequenceNumber' | 'timestamp' | 'eventType' | 'chainHash'
 >;
 
-/** The first existing record at or after a sequence number (rows may be missing: deleted or not yet restored). */
-async function recordAtOrAfter(
+/**
+ * The existing record nearest to a sequence number: the first at or after it (`after`) or the last at or
+ * before it (`before`). Rows may be missing (deleted, not yet restored), so this is a one-item range query.
+ */
+async function nearestRecord(
   deps: Deps,
   firmId: string,
   sequenceNumber: number,
+  direction: 'after' | 'before',
 ): Promise<AnchorRecord | null> {
+  const at = `${SK_PREFIX.record}${padSequence(sequenceNumber)}`;
+  const [from, to] =
+    direction === 'after' ? [at, `${SK_PREFIX.record}~`] : [`${SK_PREFIX.record}${padSequence(1)}`, at];
   const { Items = [] } = await deps.db.send(
     new QueryCommand({
       TableName: deps.tables.ledger,
       KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
-      ExpressionAttributeValues: {
-        ':pk': keys.firmPk(firmId),
-        ':from': `${SK_PREFIX.record}${padSequence(sequenceNumber)}`,
-        ':to': `${SK_PREFIX.record}~`,
-      },
+      ExpressionAttributeValues: { ':pk': keys.firmPk(firmId), ':from': from, ':to': to },
       ProjectionExpression: 'id, sequenceNumber, #ts, eventType, chainHash',
       ExpressionAttributeNames: { '#ts': 'timestamp' },
-      Limit: 1,
-    }),
-  );
-  return (Items[0] as AnchorRecord | undefined) ?? null;
-}
-
-/** The last existing record at or before a sequence number. */
-async function recordAtOrBefore(
-  deps: Deps,
-  firmId: string,
-  sequenceNumber: number,
-): Promise<AnchorRecord | null> {
-  const { Items = [] } = await deps.db.send(
-    new QueryCommand({
-      TableName: deps.tables.ledger,
-      KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
-      ExpressionAttributeValues: {
-        ':pk': keys.firmPk(firmId),
-        ':from': `${SK_PREFIX.record}${padSequence(1)}`,
-        ':to': `${SK_PREFIX.record}${padSequence(sequenceNumber)}`,
-      },
-      ProjectionExpression: 'id, sequenceNumber, #ts, eventType, chainHash',
-      ExpressionAttributeNames: { '#ts': 'timestamp' },
-      ScanIndexForward: false,
+      ScanIndexForward: direction === 'after',
       Limit: 1,
     }),
   );
@@ -318,7 +298,7 @@ async function firstRecordWhere(
   let found: AnchorRecord | null = null;
   while (lo < hi) {
     const mid = Math.floor((lo + hi) / 2);
-    const probe = await recordAtOrAfter(deps, firmId, mid);
+    const probe = await nearestRecord(deps, firmId, mid, 'after');
     if (!probe) {
       hi = mid;
     } else if (reached(Date.parse(probe.timestamp))) {
@@ -329,7 +309,7 @@ async function firstRecordWhere(
     }
   }
   if (found && found.sequenceNumber >= lo) return found;
-  const at = lo <= lastSequence ? await recordAtOrAfter(deps, firmId, lo) : null;
+  const at = lo <= lastSequence ? await nearestRecord(deps, firmId, lo, 'after') : null;
   return at && reached(Date.parse(at.timestamp)) ? at : null;
 }
 
@@ -346,7 +326,7 @@ export async function ledgerRecordsBounding(
     firstRecordWhere(deps, firmId, lastSequence, (t) => t > period.to),
   ]);
   if (!first || Date.parse(first.timestamp) > period.to) return null;
-  const last = await recordAtOrBefore(deps, firmId, after ? after.sequenceNumber - 1 : lastSequence);
+  const last = await nearestRecord(deps, firmId, after ? after.sequenceNumber - 1 : lastSequence, 'before');
   return last && last.sequenceNumber >= first.sequenceNumber ? { first, last } : null;
 }
 
