@@ -1,0 +1,73 @@
+import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import {
+  DeleteCommand,
+  PutCommand,
+  TransactWriteCommand,
+  UpdateCommand,
+  type TransactWriteCommandInput,
+} from '@aws-sdk/lib-dynamodb';
+import type { Deps } from '../runtime/deps.js';
+
+/** One write of a DynamoDB transaction (Put, Update, Delete or ConditionCheck), in DocumentClient form. */
+export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+
+/**
+ * What became of a conditional write. Nothing is written unless it is `committed`:
+ * - `condition-failed`: the conditions of the items at `failedItems` (indexes into the items given) did not hold;
+ *   the caller decides what that means (another writer won, the state moved, the request is a conflict);
+ * - `conflict`: no condition failed, but a concurrent transaction touched the same items; trying again on a
+ *   fresh read is the usual answer.
+ * Any other failure (throttling, validation, a network error) is thrown, never reported as an outcome.
+ */
+export type WriteOutcome =
+  | { readonly status: 'committed' }
+  | { readonly status: 'condition-failed'; readonly failedItems: readonly number[] }
+  | { readonly status: 'conflict' };
+
+const COMMITTED: WriteOutcome = { status: 'committed' };
+
+/**
+ * Commits `items` in one transaction (DynamoDB: up to 100 items, 4 MB, no item twice). A single item is sent
+ * as a plain conditional write instead (half the write units of a one-item transaction), with the same outcome.
+ */
+export async function writeConditionally(deps: Deps, items: readonly TransactItem[]): Promise<WriteOutcome> {
+  if (items.length === 1) return writeOne(deps, items[0]!);
+  try {
+    await deps.db.send(new TransactWriteCommand({ TransactItems: [...items] }));
+    return COMMITTED;
+  } catch (error) {
+    if (!(error instanceof TransactionCanceledException)) throw error;
+    return outcomeOfCancellation(error);
+  }
+}
+
+/** True when the outcome is a failed condition of the item at `index`. */
+export function conditionFailedAt(outcome: WriteOutcome, index: number): boolean {
+  return outcome.status === 'condition-failed' && outcome.failedItems.includes(index);
+}
+
+function outcomeOfCancellation(error: TransactionCanceledException): WriteOutcome {
+  const reasons = error.CancellationReasons ?? [];
+  const failedItems = reasons.flatMap((reason, index) =>
+    reason.Code === 'ConditionalCheckFailed' ? [index] : [],
+  );
+  if (failedItems.length > 0) return { status: 'condition-failed', failedItems };
+  if (reasons.some((reason) => reason.Code === 'TransactionConflict')) return { status: 'conflict' };
+  throw error;
+}
+
+async function writeOne(deps: Deps, item: TransactItem): Promise<WriteOutcome> {
+  try {
+    if (item.Put) await deps.db.send(new PutCommand(item.Put));
+    else if (item.Update) await deps.db.send(new UpdateCommand(item.Update));
+    else if (item.Delete) await deps.db.send(new DeleteCommand(item.Delete));
+    // A lone ConditionCheck writes nothing; as a transaction it still reports whether its condition holds.
+    else await deps.db.send(new TransactWriteCommand({ TransactItems: [item] }));
+    return COMMITTED;
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException)
+      return { status: 'condition-failed', failedItems: [0] };
+    if (error instanceof TransactionCanceledException) return outcomeOfCancellation(error);
+    throw error;
+  }
+}
