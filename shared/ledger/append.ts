@@ -4,6 +4,7 @@ import { isoNow } from '../ports/clock.js';
 import type { Deps } from '../runtime/deps.js';
 import { logger } from '../runtime/logger.js';
 import { immutableRecordKey } from '../store/keys.js';
+import { LOST_RACE, type LostRace } from '../store/lost-race.js';
 import {
   advanceHeadToLastRecord,
   commitRecord,
@@ -30,12 +31,14 @@ export interface AppendInput {
   reviewJobId?: string | null;
 }
 
+/**
+ * Writes committed atomically with the record (state change and evidence succeed or fail together); a
+ * function receives the sealed record, for writes that name it.
+ */
+export type WithRecord = TransactItem[] | ((record: LedgerRecord) => TransactItem[]);
+
 export interface AppendOptions {
-  /**
-   * Writes committed atomically with the record (state change and evidence succeed or fail together); a
-   * function receives the sealed record, for writes that name it.
-   */
-  with?: TransactItem[] | ((record: LedgerRecord) => TransactItem[]);
+  with?: WithRecord;
   /** Thrown when one of `with`'s conditions fails; receives the index of the failed item. */
   onConflict?: (failedItem: number) => Error;
 }
@@ -51,12 +54,29 @@ const MAX_ATTEMPTS = 200;
  * go to the immutable store and the outbox entry is removed; if the process dies in between, the outbox
  * sweep (functions/workers/ledger-outbox-sweep) finishes the copy.
  */
-export function appendRecord(
+export async function appendRecord(
   deps: Deps,
   input: AppendInput,
   options: AppendOptions = {},
 ): Promise<LedgerRecord> {
-  return inFirmOrder(deps, input.firmId, () => appendOnce(deps, input, options));
+  const result = await inFirmOrder(deps, input.firmId, () => appendOnce(deps, input, options.with));
+  if (!('failedItem' in result)) return result;
+  throw (
+    options.onConflict?.(result.failedItem) ?? new Error(`Condition of write ${result.failedItem} failed`)
+  );
+}
+
+/**
+ * appendRecord for a state change another writer may have made first: when a condition of `with` fails,
+ * nothing is written and the answer is LOST_RACE (for retryOnLostRace, or "someone else did it").
+ */
+export async function appendUnlessRaced(
+  deps: Deps,
+  input: AppendInput,
+  withRecord: WithRecord,
+): Promise<LedgerRecord | LostRace> {
+  const result = await inFirmOrder(deps, input.firmId, () => appendOnce(deps, input, withRecord));
+  return 'failedItem' in result ? LOST_RACE : result;
 }
 
 /** Per Deps instance (one per process in production), the last append queued for each firm. */
@@ -80,7 +100,12 @@ function inFirmOrder<T>(deps: Deps, firmId: string, work: () => Promise<T>): Pro
   return run;
 }
 
-async function appendOnce(deps: Deps, input: AppendInput, options: AppendOptions): Promise<LedgerRecord> {
+/** The sealed, committed record, or the index of the `with` item whose condition failed (nothing written). */
+async function appendOnce(
+  deps: Deps,
+  input: AppendInput,
+  withRecord: WithRecord | undefined,
+): Promise<LedgerRecord | { failedItem: number }> {
   const publicKey = await publicKeyBase64(deps.signer);
   // Exactly what JSON (and so DynamoDB and the canonical form) will hold: no undefined, no class instances.
   const documentMetadata = JSON.parse(JSON.stringify(input.documentMetadata)) as Record<string, unknown>;
@@ -103,7 +128,7 @@ async function appendOnce(deps: Deps, input: AppendInput, options: AppendOptions
     };
     const record = await sealRecord(payload, head.chainHash, deps.signer, publicKey);
     const body = canonicalJson(record);
-    const extra = typeof options.with === 'function' ? options.with(record) : options.with;
+    const extra = typeof withRecord === 'function' ? withRecord(record) : withRecord;
     const result = await commitRecord(deps, head, record, body, extra);
     if (result === 'committed') {
       await archiveRecord(deps, record, body);
@@ -113,9 +138,7 @@ async function appendOnce(deps: Deps, input: AppendInput, options: AppendOptions
       logger.warn('Ledger head is behind its records; advancing it', { firmId: input.firmId, head });
       await advanceHeadToLastRecord(deps, input.firmId, head);
     } else if (typeof result === 'object') {
-      throw (
-        options.onConflict?.(result.failedItem) ?? new Error(`Condition of write ${result.failedItem} failed`)
-      );
+      return result;
     }
     await backoff(attempt);
   }
