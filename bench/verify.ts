@@ -15,7 +15,7 @@ import type { LedgerRecord } from '../shared/ledger/record.js';
 import { sealRecord } from '../shared/ledger/seal.js';
 import { publicKeyBase64 } from '../shared/ledger/signing-key.js';
 import { createLocalDeps } from '../shared/runtime/local-deps.js';
-import { startVerification, VERIFY_CHUNK } from '../shared/services/integrity.js';
+import { startVerification, VERIFY_CHUNK } from '../shared/services/integrity/verification-runs.js';
 import { keys } from '../shared/store/keys.js';
 import { queryRowRange } from '../shared/store/ledger-store.js';
 import { ledgerctl, startStack, stopStack } from '../test/support/local-stack.js';

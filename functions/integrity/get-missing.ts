@@ -1,6 +1,6 @@
 import { defineHandler, ok } from '../../shared/http/handler.js';
 import { missing } from '../../shared/routes/integrity.js';
-import { missingRecord } from '../../shared/services/integrity.js';
+import { missingRecord } from '../../shared/services/integrity/discrepancy.js';
 
 export const handler = defineHandler(missing, async ({ deps, principal, params }) =>
   ok(await missingRecord(deps, principal.firmId, params.sequenceNumber)),

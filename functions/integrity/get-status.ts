@@ -1,6 +1,6 @@
 import { defineHandler, ok } from '../../shared/http/handler.js';
 import { integrityStatus } from '../../shared/routes/integrity.js';
-import { integrityStatus as status } from '../../shared/services/integrity.js';
+import { integrityStatus as status } from '../../shared/services/integrity/verification-status.js';
 
 export const handler = defineHandler(integrityStatus, async ({ deps, principal }) =>
   ok(await status(deps, principal.firmId)),

@@ -1,6 +1,6 @@
 import { defineHandler, ok } from '../../shared/http/handler.js';
 import { getVerification } from '../../shared/routes/integrity.js';
-import { findVerification } from '../../shared/services/integrity.js';
+import { findVerification } from '../../shared/services/integrity/verification-status.js';
 
 export const handler = defineHandler(getVerification, async ({ deps, principal, params }) =>
   ok(await findVerification(deps, principal.firmId, params.id)),

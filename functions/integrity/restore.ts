@@ -1,6 +1,6 @@
 import { defineHandler, ok } from '../../shared/http/handler.js';
 import { restore } from '../../shared/routes/integrity.js';
-import { restoreRecord } from '../../shared/services/integrity.js';
+import { restoreRecord } from '../../shared/services/integrity/restore.js';
 
 export const handler = defineHandler(restore, async ({ deps, principal, params }) =>
   ok(await restoreRecord(deps, principal, params.id)),

@@ -1,7 +1,7 @@
 import { defineHandler, ok } from '../../shared/http/handler.js';
 import { ENV, intEnv } from '../../shared/runtime/config.js';
 import { verify } from '../../shared/routes/integrity.js';
-import { startVerification, type VerifyLimits } from '../../shared/services/integrity.js';
+import { startVerification, type VerifyLimits } from '../../shared/services/integrity/verification-runs.js';
 
 /** API Gateway gives an integration 30 s; the call checks what fits in 20 s and queues the rest. */
 const limits: VerifyLimits = {

@@ -2,7 +2,10 @@ import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import '../../shared/runtime/aws-deps.js';
 import { getDeps } from '../../shared/runtime/deps.js';
 import { logger } from '../../shared/runtime/logger.js';
-import { continueVerification, type ContinueMessage } from '../../shared/services/integrity.js';
+import {
+  continueVerification,
+  type ContinueMessage,
+} from '../../shared/services/integrity/verification-runs.js';
 
 /** Work per delivery, well inside the function's timeout; an unfinished run re-queues itself. */
 const BUDGET_MS = 90_000;

@@ -1,10 +1,9 @@
-import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { BrokenRecord, VerificationCursor } from '../domain/integrity/chain-check.js';
 import type { Deps } from '../runtime/deps.js';
+import { writeConditionally, type TransactItem } from './conditional-write.js';
 import { withoutKeys } from './dynamo.js';
-import { keys, SK_PREFIX } from './keys.js';
-import type { TransactItem } from './ledger-store.js';
+import { keys, padSequence, SK_PREFIX } from './keys.js';
 
 /** Broken records kept on a run; the count is exact, the list stops here (a wrecked chain is not a 400 KB item). */
 export const MAX_LISTED_BROKEN = 200;
@@ -70,9 +69,9 @@ export async function saveProgress(
   brokenRecords: BrokenRecord[],
   at: string,
 ): Promise<boolean> {
-  try {
-    await deps.db.send(
-      new UpdateCommand({
+  const outcome = await writeConditionally(deps, [
+    {
+      Update: {
         TableName: deps.tables.main,
         Key: keys.verification(run.firmId, run.id),
         UpdateExpression: 'SET #cursor = :cursor, brokenRecords = :broken, updatedAt = :at',
@@ -85,13 +84,10 @@ export async function saveProgress(
           ':running': 'RUNNING',
           ':expected': from.nextSequence,
         },
-      }),
-    );
-    return true;
-  } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) return false;
-    throw error;
-  }
+      },
+    },
+  ]);
+  return outcome.status === 'committed';
 }
 
 /** The completion write, committed atomically with the CHAIN_VERIFIED record (and the checkpoint, if valid). */
@@ -121,16 +117,21 @@ export function completeRunItem(
   };
 }
 
-/** Moves the checkpoint forward only (a run that started earlier never moves it back). */
-export function checkpointItem(deps: Deps, firmId: string, checkpoint: Checkpoint): TransactItem {
-  return {
-    Put: {
-      TableName: deps.tables.main,
-      Item: { ...keys.integrityCheckpoint(firmId), ...checkpoint },
-      ConditionExpression: 'attribute_not_exists(pk) OR sequenceNumber <= :seq',
-      ExpressionAttributeValues: { ':seq': checkpoint.sequenceNumber },
+/**
+ * Moves the checkpoint forward only: a run that started earlier never moves it back (its write is dropped,
+ * as a later run already checked further).
+ */
+export async function advanceCheckpoint(deps: Deps, firmId: string, checkpoint: Checkpoint): Promise<void> {
+  await writeConditionally(deps, [
+    {
+      Put: {
+        TableName: deps.tables.main,
+        Item: { ...keys.integrityCheckpoint(firmId), ...checkpoint },
+        ConditionExpression: 'attribute_not_exists(pk) OR sequenceNumber <= :seq',
+        ExpressionAttributeValues: { ':seq': checkpoint.sequenceNumber },
+      },
     },
-  };
+  ]);
 }
 
 export async function getCheckpoint(deps: Deps, firmId: string): Promise<Checkpoint | null> {
@@ -156,4 +157,30 @@ export async function recentRuns(deps: Deps, firmId: string, limit: number): Pro
     }),
   );
   return Items.map((item) => withoutKeys(item) as VerificationRun);
+}
+
+/**
+ * The marker of one restore of a record: keyed by the sequence number and a digest of the damaged row it
+ * repaired, created only once, so two concurrent restores of the same damage commit one CHAIN_REPAIRED.
+ */
+export function restoreMarkerItem(
+  deps: Deps,
+  firmId: string,
+  sequenceNumber: number,
+  damageDigest: string,
+  recordId: string,
+  restoredAt: string,
+): TransactItem {
+  return {
+    Put: {
+      TableName: deps.tables.main,
+      Item: {
+        pk: keys.firmPk(firmId),
+        sk: `RESTORE#${padSequence(sequenceNumber)}#${damageDigest}`,
+        recordId,
+        restoredAt,
+      },
+      ConditionExpression: 'attribute_not_exists(pk)',
+    },
+  };
 }

@@ -1,0 +1,80 @@
+/** Restoring a damaged or deleted database row of the ledger from its immutable copy. */
+import { createHash } from 'node:crypto';
+import { actorOf, type Principal } from '../../domain/auth/principal.js';
+import { NotFoundError } from '../../errors.js';
+import { appendUnlessRaced } from '../../ledger/append.js';
+import { canonicalJson } from '../../ledger/hashing.js';
+import { isoNow } from '../../ports/clock.js';
+import type { Deps } from '../../runtime/deps.js';
+import { restoreMarkerItem } from '../../store/integrity-store.js';
+import { restoreRowItem } from '../../store/ledger-store.js';
+import { LOST_RACE } from '../../store/lost-race.js';
+import { compareAt, resolveSequence } from './immutable-copy.js';
+
+/**
+ * Restores the database row for a record from its immutable copy, committed atomically with a CHAIN_REPAIRED
+ * record that says what was restored. A row that already matches is a no-op (no second CHAIN_REPAIRED); two
+ * concurrent restores of the same damage write one repair (a marker keyed by the damaged state).
+ */
+export async function restoreRecord(deps: Deps, principal: Principal, recordId: string) {
+  const sequenceNumber = await resolveSequence(deps, principal.firmId, recordId);
+  if (sequenceNumber === null) throw new NotFoundError('Ledger record not found');
+  const { database, immutable, immutableKey, diffs } = await compareAt(
+    deps,
+    principal.firmId,
+    recordId,
+    sequenceNumber,
+  );
+  if (!immutable)
+    throw new NotFoundError(`No immutable copy of sequence number ${sequenceNumber} exists to restore from`);
+  const unchanged = {
+    restored: false,
+    action: 'NONE' as const,
+    recordId: immutable.id,
+    sequenceNumber,
+    repairRecordId: null,
+    fieldsRestored: [],
+  };
+  if (database && canonicalJson(database) === canonicalJson(immutable))
+    return { ...unchanged, message: 'The database row already matches the immutable copy' };
+
+  const action = database ? ('OVERWRITTEN' as const) : ('REINSERTED' as const);
+  const damage = createHash('sha256')
+    .update(database ? canonicalJson(database) : 'absent')
+    .digest('hex');
+  const fieldsRestored = diffs.map((d) => d.field);
+  const repair = await appendUnlessRaced(
+    deps,
+    {
+      firmId: principal.firmId,
+      eventType: 'CHAIN_REPAIRED',
+      actor: actorOf(principal),
+      documentHash: immutable.documentHash,
+      documentMetadata: {
+        restoredRecordId: immutable.id,
+        sequenceNumber,
+        action,
+        fieldsRestored,
+        immutableKey,
+        restoredRecordHash: immutable.recordHash,
+        damagedRowDigest: damage,
+      },
+      reviewJobId: immutable.reviewJobId,
+    },
+    [
+      restoreRowItem(deps, immutable),
+      restoreMarkerItem(deps, principal.firmId, sequenceNumber, damage, immutable.id, isoNow(deps.clock)),
+    ],
+  );
+  if (repair === LOST_RACE)
+    return { ...unchanged, message: 'A concurrent restore already repaired this damage' };
+  return {
+    restored: true,
+    action,
+    recordId: immutable.id,
+    sequenceNumber,
+    fieldsRestored,
+    repairRecordId: repair.id,
+    message: null,
+  };
+}
