@@ -1,7 +1,7 @@
 import { defineHandler, ok } from '../../shared/http/handler.js';
 import { escalateJob } from '../../shared/routes/review.js';
-import { presentJob } from '../../shared/services/review-jobs.js';
-import { escalateJob as escalate } from '../../shared/services/review-workflow.js';
+import { presentJob } from '../../shared/services/review/job-views.js';
+import { escalateJob as escalate } from '../../shared/services/review/reviewer-moves.js';
 
 export const handler = defineHandler(escalateJob, async ({ deps, principal, params, body }) =>
   ok(presentJob(await escalate(deps, principal, params.id, body.reason))),

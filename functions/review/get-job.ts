@@ -1,6 +1,6 @@
 import { defineHandler, ok } from '../../shared/http/handler.js';
 import { getJob } from '../../shared/routes/review.js';
-import { getReviewJob } from '../../shared/services/review-jobs.js';
+import { getReviewJob } from '../../shared/services/review/job-views.js';
 
 export const handler = defineHandler(getJob, async ({ deps, principal, params }) =>
   ok(await getReviewJob(deps, principal.firmId, params.id)),

@@ -1,7 +1,7 @@
 import { defineHandler, ok } from '../../shared/http/handler.js';
 import { reviewQueue } from '../../shared/routes/review.js';
-import { presentJob } from '../../shared/services/review-jobs.js';
-import { reviewerQueue } from '../../shared/services/review-workflow.js';
+import { presentJob } from '../../shared/services/review/job-views.js';
+import { reviewerQueue } from '../../shared/services/review/reviewer-queue.js';
 
 export const handler = defineHandler(reviewQueue, async ({ deps, principal, query }) => {
   const { jobs, total } = await reviewerQueue(deps, principal, query.page, query.pageSize);

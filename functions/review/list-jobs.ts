@@ -1,6 +1,6 @@
 import { defineHandler, ok } from '../../shared/http/handler.js';
 import { listJobs } from '../../shared/routes/review.js';
-import { listReviewJobs } from '../../shared/services/review-jobs.js';
+import { listReviewJobs } from '../../shared/services/review/job-views.js';
 
 export const handler = defineHandler(listJobs, async ({ deps, principal, query }) =>
   ok(await listReviewJobs(deps, principal.firmId, query)),

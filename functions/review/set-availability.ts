@@ -1,6 +1,6 @@
 import { defineHandler, ok } from '../../shared/http/handler.js';
 import { setAvailability } from '../../shared/routes/review.js';
-import { setOwnAvailability } from '../../shared/services/review-workflow.js';
+import { setOwnAvailability } from '../../shared/services/review/reviewer-queue.js';
 
 export const handler = defineHandler(setAvailability, async ({ deps, principal, body }) =>
   ok(await setOwnAvailability(deps, principal, body.isAvailable)),

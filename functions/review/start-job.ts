@@ -1,7 +1,7 @@
 import { defineHandler, ok } from '../../shared/http/handler.js';
 import { startJob } from '../../shared/routes/review.js';
-import { presentJob } from '../../shared/services/review-jobs.js';
-import { startJob as start } from '../../shared/services/review-workflow.js';
+import { presentJob } from '../../shared/services/review/job-views.js';
+import { startJob as start } from '../../shared/services/review/reviewer-moves.js';
 
 export const handler = defineHandler(startJob, async ({ deps, principal, params }) =>
   ok(presentJob(await start(deps, principal, params.id))),

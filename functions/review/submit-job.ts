@@ -1,6 +1,6 @@
 import { created, defineHandler } from '../../shared/http/handler.js';
 import { submitJob } from '../../shared/routes/review.js';
-import { submitJob as submit } from '../../shared/services/review-jobs.js';
+import { submitJob as submit } from '../../shared/services/review/submission.js';
 
 export const handler = defineHandler(submitJob, async ({ deps, principal, body }) =>
   created(await submit(deps, principal, body)),

@@ -1,7 +1,7 @@
 import { defineHandler, noContent } from '../../shared/http/handler.js';
 import { deactivateUser } from '../../shared/routes/users.js';
 import { logger } from '../../shared/runtime/logger.js';
-import { releaseDeactivatedReviewer } from '../../shared/services/review-workflow.js';
+import { releaseDeactivatedReviewer } from '../../shared/services/review/deactivation.js';
 import { deactivateFirmUser } from '../../shared/services/users.js';
 
 export const handler = defineHandler(deactivateUser, async ({ deps, principal, params }) => {

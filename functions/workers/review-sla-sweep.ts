@@ -2,7 +2,7 @@ import '../../shared/runtime/aws-deps.js';
 import { ENV, intEnv } from '../../shared/runtime/config.js';
 import { getDeps } from '../../shared/runtime/deps.js';
 import { logger } from '../../shared/runtime/logger.js';
-import { sweepReviewJobs, type SweepResult } from '../../shared/services/review-workflow.js';
+import { sweepReviewJobs, type SweepResult } from '../../shared/services/review/sla-sweep.js';
 
 /**
  * How old a recorded decision without its outcome record must be before the sweep finishes it

@@ -126,7 +126,7 @@ export async function updateAssessment(
  *
  * Writers: approval (adds, in the approval's transaction) and supersede (removes, in the supersede's
  * transaction), each conditional on the index version read. Reader: the job submission gate
- * (shared/services/review-jobs.ts), one strongly consistent GetItem per submission.
+ * (shared/services/review/submission.ts), one strongly consistent GetItem per submission.
  */
 export interface ModelIndex {
   approved: ApprovedSet;

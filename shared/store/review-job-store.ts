@@ -1,19 +1,13 @@
-import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { Role } from '../domain/auth/principal.js';
 import type { JobOutcome, JobPriority, JobStatus, VulnerabilityFlag } from '../domain/review/jobs.js';
-import {
-  queueOrder,
-  type ActionLogEntry,
-  type ReviewerState,
-  type WaitingJob,
-} from '../domain/review/workflow.js';
+import type { ActionLogEntry } from '../domain/review/workflow.js';
 import type { Actor } from '../ledger/record.js';
 import type { Deps } from '../runtime/deps.js';
+import type { TransactItem } from './conditional-write.js';
 import { queryAll, withoutKeys } from './dynamo.js';
 import { keys, SK_PREFIX } from './keys.js';
 import { MAIN_JOB_SWEEP } from './tables.js';
-import type { TransactItem } from './ledger-store.js';
 
 /** A review job: `FIRM#<firmId>`, `JOB#<jobId>` in the main table (what GET /v1/firm/me/stats counts). */
 export interface ReviewJobItem {
@@ -122,7 +116,7 @@ export interface PendingCompletion {
 
 /**
  * What the workflow keeps on the job item besides the interface's fields; never returned by the API
- * (presentJob in shared/services/review-jobs.ts picks the interface's fields).
+ * (presentJob in shared/services/review/job-views.ts picks the interface's fields).
  */
 export interface JobInternals {
   /** Who submitted the job (a user may cancel only their own submissions). */
@@ -142,10 +136,10 @@ const SWEEP_ATTRIBUTES = ['sweepKind', 'sweepDue'] as const;
 export type SweepKind = 'SLA' | 'COMPLETION';
 
 function slaSweepEntry(job: Pick<ReviewJobItem, 'firmId' | 'id' | 'slaDeadline'>) {
-  return { sweepKind: 'SLA', sweepDue: `${job.slaDeadline}#${job.firmId}#${job.id}` };
+  return sweepEntry('SLA', job.slaDeadline, job.firmId, job.id);
 }
 
-export function sweepEntry(kind: SweepKind, at: string, firmId: string, jobId: string) {
+function sweepEntry(kind: SweepKind, at: string, firmId: string, jobId: string) {
   return { sweepKind: kind, sweepDue: `${at}#${firmId}#${jobId}` };
 }
 
@@ -177,80 +171,44 @@ export async function dueForSweep(
   return found;
 }
 
-export type WaitingList = 'queue' | 'escalated';
-
-function waitingKey(list: WaitingList, firmId: string, order: string) {
-  return list === 'queue' ? keys.reviewQueue(firmId, order) : keys.reviewEscalated(firmId, order);
-}
-
-export function waitingOf(job: ReviewJobItem): WaitingJob {
-  return {
-    jobId: job.id,
-    priority: job.priority,
-    submittedAt: job.submittedAt,
-    vulnerable: job.vulnerabilityFlags.length > 0,
-    requiresSeniorSignOff: job.requiresSeniorSignOff,
-  };
-}
-
-/** Puts the job on the routing queue or the escalation queue (an entry carrying what routing needs). */
-export function waitingPutItem(deps: Deps, list: WaitingList, job: ReviewJobItem): TransactItem {
-  const entry = waitingOf(job);
-  return {
-    Put: {
-      TableName: deps.tables.main,
-      Item: { ...waitingKey(list, job.firmId, queueOrder(entry)), ...entry },
-      ConditionExpression: 'attribute_not_exists(pk)',
-    },
-  };
-}
-
-/** Takes the job off a waiting list, conditional on it being there. */
-export function waitingDeleteItem(
-  deps: Deps,
-  list: WaitingList,
-  firmId: string,
-  entry: WaitingJob,
-): TransactItem {
-  return {
-    Delete: {
-      TableName: deps.tables.main,
-      Key: waitingKey(list, firmId, queueOrder(entry)),
-      ConditionExpression: 'attribute_exists(pk)',
-    },
-  };
-}
-
-/** A waiting list in order: URGENT first, then oldest (one ordered, strongly consistent query). */
-export async function listWaiting(deps: Deps, firmId: string, list: WaitingList): Promise<WaitingJob[]> {
-  const items = await queryAll(deps.db, {
-    TableName: deps.tables.main,
-    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-    ExpressionAttributeValues: {
-      ':pk': keys.firmPk(firmId),
-      ':prefix': list === 'queue' ? SK_PREFIX.reviewQueue : SK_PREFIX.reviewEscalated,
-    },
-    ConsistentRead: true,
-  });
-  return items.map((item) => withoutKeys(item) as unknown as WaitingJob);
+/** What a move re-checks on the job it was decided on: every field given must still hold. */
+export interface JobExpectation {
+  /** The status read (or any of several). */
+  status: JobStatus | readonly JobStatus[];
+  /** The job is assigned to this user. */
+  assignedTo?: string;
+  /** No decision is recorded on the job (no pending completion). */
+  undecided?: boolean;
+  /** The pending decision is the one recorded by this REVIEW_COMPLETED record. */
+  decisionRecordId?: string;
+  /** No SLA breach is recorded yet, and the SLA deadline lies before this time. */
+  overdueAt?: string;
 }
 
 export interface JobUpdate {
+  expect: JobExpectation;
   /** Attributes to set (values as is). */
-  set?: Record<string, unknown>;
-  remove?: readonly string[];
+  set?: Partial<StoredJob>;
   /** Appended to the job's action log. */
   action?: ActionLogEntry;
-  /** Condition; `#status` names the status attribute, `:null` is null; more values in `values`. */
-  condition: string;
-  values?: Record<string, unknown>;
+  /**
+   * The job's entry in the SLA sweep's index: kept when absent; `{ completionDueAt }` moves it to the
+   * COMPLETION entries (a decision whose outcome record is pending); `'leave'` takes the job out of the index.
+   */
+  sweep?: { completionDueAt: string } | 'leave';
 }
 
-/** A conditional update of a job, for a transaction. */
+/** A conditional update of a job, for writeConditionally or a ledger append's `with`. */
 export function jobUpdateItem(deps: Deps, firmId: string, jobId: string, update: JobUpdate): TransactItem {
   const names: Record<string, string> = { '#status': 'status' };
-  const values: Record<string, unknown> = { ':null': null, ...update.values };
-  const sets = Object.entries(update.set ?? {}).map(([field, value], i) => {
+  const values: Record<string, unknown> = { ':null': null };
+  const change: Record<string, unknown> = {
+    ...update.set,
+    ...(typeof update.sweep === 'object'
+      ? sweepEntry('COMPLETION', update.sweep.completionDueAt, firmId, jobId)
+      : {}),
+  };
+  const sets = Object.entries(change).map(([field, value], i) => {
     names[`#s${i}`] = field;
     values[`:s${i}`] = value;
     return `#s${i} = :s${i}`;
@@ -260,7 +218,7 @@ export function jobUpdateItem(deps: Deps, firmId: string, jobId: string, update:
     values[':emptyLog'] = [];
     values[':logEntry'] = [update.action];
   }
-  const removes = (update.remove ?? []).map((field, i) => {
+  const removes = (update.sweep === 'leave' ? SWEEP_ATTRIBUTES : []).map((field, i) => {
     names[`#r${i}`] = field;
     return `#r${i}`;
   });
@@ -270,7 +228,7 @@ export function jobUpdateItem(deps: Deps, firmId: string, jobId: string, update:
   ]
     .filter(Boolean)
     .join(' ');
-  const condition = `attribute_exists(pk) AND (${update.condition})`;
+  const condition = `attribute_exists(pk) AND ${expectationCondition(update.expect, values)}`;
   // DynamoDB refuses names and values that no expression uses: keep only the referenced ones.
   const used = (token: string) => `${expression} ${condition}`.match(new RegExp(`${token}(?![A-Za-z0-9_])`));
   return {
@@ -285,87 +243,34 @@ export function jobUpdateItem(deps: Deps, firmId: string, jobId: string, update:
   };
 }
 
+const NOT_SET = (attribute: string) => `(attribute_not_exists(${attribute}) OR ${attribute} = :null)`;
+
+/** The condition expressing `expect` (`#status` names the status attribute, `:null` is null). */
+function expectationCondition(expect: JobExpectation, values: Record<string, unknown>): string {
+  const statuses: readonly JobStatus[] = typeof expect.status === 'string' ? [expect.status] : expect.status;
+  const placeholders = statuses.map((status, i) => {
+    values[`:status${i}`] = status;
+    return `:status${i}`;
+  });
+  const parts = [
+    placeholders.length === 1 ? `#status = ${placeholders[0]}` : `#status IN (${placeholders.join(', ')})`,
+  ];
+  if (expect.assignedTo !== undefined) {
+    values[':assignee'] = expect.assignedTo;
+    parts.push('assignedReviewerId = :assignee');
+  }
+  if (expect.undecided) parts.push(NOT_SET('pendingCompletion'));
+  if (expect.decisionRecordId !== undefined) {
+    values[':decisionRecord'] = expect.decisionRecordId;
+    parts.push('pendingCompletion.reviewCompletedRecordId = :decisionRecord');
+  }
+  if (expect.overdueAt !== undefined) {
+    values[':overdueAt'] = expect.overdueAt;
+    parts.push(NOT_SET('slaBreachedAt'), 'slaDeadline < :overdueAt');
+  }
+  return parts.join(' AND ');
+}
+
 function nonEmpty<T>(entries: [string, T][]): Record<string, T> | undefined {
   return entries.length ? Object.fromEntries(entries) : undefined;
-}
-
-/** What routing keeps on a user item besides the users area's fields. */
-export type ReviewerItem = ReviewerState & { firmId: string };
-
-/**
- * Gives a user a job: sets activeJobId, conditional on the user still having none (one active job per
- * reviewer: two routers can never both give the same user a job) and still being active. `routed` also
- * requires them to be available and signed in (a senior picking up an escalated job chose to).
- */
-export function reviewerClaimItem(
-  deps: Deps,
-  firmId: string,
-  userId: string,
-  jobId: string,
-  at: string,
-  routed: boolean,
-): TransactItem {
-  const free =
-    'attribute_exists(pk) AND (attribute_not_exists(activeJobId) OR activeJobId = :null) AND (attribute_not_exists(deactivatedAt) OR deactivatedAt = :null)';
-  return {
-    Update: {
-      TableName: deps.tables.main,
-      Key: keys.user(firmId, userId),
-      UpdateExpression: 'SET activeJobId = :job, lastAssignedAt = :at',
-      ConditionExpression: routed
-        ? `${free} AND isAvailable = :true AND attribute_type(activatedAt, :string)`
-        : free,
-      ExpressionAttributeValues: {
-        ':job': jobId,
-        ':at': at,
-        ':null': null,
-        ...(routed ? { ':true': true, ':string': 'S' } : {}),
-      },
-    },
-  };
-}
-
-/** Frees a user of `jobId` (conditional on it being their active job); `recentCompletions` on completion. */
-export function reviewerReleaseItem(
-  deps: Deps,
-  firmId: string,
-  userId: string,
-  jobId: string,
-  recentCompletions?: string[],
-): TransactItem {
-  return {
-    Update: {
-      TableName: deps.tables.main,
-      Key: keys.user(firmId, userId),
-      UpdateExpression: `SET activeJobId = :null${recentCompletions ? ', recentCompletions = :recent' : ''}`,
-      ConditionExpression: 'activeJobId = :job',
-      ExpressionAttributeValues: {
-        ':null': null,
-        ':job': jobId,
-        ...(recentCompletions ? { ':recent': recentCompletions } : {}),
-      },
-    },
-  };
-}
-
-/** Outcome of a transaction of workflow items: done, or the index of the first item whose condition failed. */
-export type JobWriteResult = 'done' | { failedItem: number };
-
-/**
- * Commits workflow items (no ledger record) in one transaction. A failed condition is the caller's to judge;
- * a conflict with a concurrent transaction on the same items is retried with a short random backoff.
- */
-export async function commitJobWrite(deps: Deps, items: TransactItem[]): Promise<JobWriteResult> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      await deps.db.send(new TransactWriteCommand({ TransactItems: items }));
-      return 'done';
-    } catch (error) {
-      if (!(error instanceof TransactionCanceledException)) throw error;
-      const failed = (error.CancellationReasons ?? []).findIndex((r) => r.Code === 'ConditionalCheckFailed');
-      if (failed >= 0) return { failedItem: failed };
-      if (attempt >= 10) throw error;
-      await new Promise((resolve) => setTimeout(resolve, Math.random() * 20 * attempt));
-    }
-  }
 }

@@ -27,7 +27,7 @@ export const LEDGER_PENDING_ARCHIVE = 'pendingArchive';
 /**
  * Sparse index of review jobs the SLA sweep must look at: `sweepKind` SLA (unfinished, not yet breached;
  * sweepDue `<slaDeadline>#<firmId>#<jobId>`) or COMPLETION (decision recorded, outcome not yet written;
- * sweepDue `<decidedAt>#<firmId>#<jobId>`). See shared/services/review-workflow.ts.
+ * sweepDue `<decidedAt>#<firmId>#<jobId>`). See shared/services/review/sla-sweep.ts.
  */
 export const MAIN_JOB_SWEEP = 'jobSweep';
 

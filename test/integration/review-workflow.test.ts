@@ -1,7 +1,8 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Role } from '../../shared/domain/auth/principal.js';
-import { recordDecision, sweepReviewJobs } from '../../shared/services/review-workflow.js';
+import { recordDecision } from '../../shared/services/review/completion.js';
+import { sweepReviewJobs } from '../../shared/services/review/sla-sweep.js';
 import { keys } from '../../shared/store/keys.js';
 import { api, createFirm, seedUser, stackDeps, tokenFor, type TestFirm } from './helpers.js';
 

@@ -171,15 +171,17 @@ export interface JobFacts {
   submittedBy: { kind: 'apiKey' | 'user'; id: string } | null;
 }
 
-export type Verdict = { ok: true } | { ok: false; status: 403 | 409; message: string };
+/** Why a move is refused: the job's state does not allow it (`conflict`), or the caller may not (`forbidden`). */
+export type Refusal = 'forbidden' | 'conflict';
+export type Verdict = { ok: true } | { ok: false; refusal: Refusal; message: string };
 
 const allow: Verdict = { ok: true };
-const conflict = (message: string): Verdict => ({ ok: false, status: 409, message });
-const forbidden = (message: string): Verdict => ({ ok: false, status: 403, message });
+const conflict = (message: string): Verdict => ({ ok: false, refusal: 'conflict', message });
+const forbidden = (message: string): Verdict => ({ ok: false, refusal: 'forbidden', message });
 
 /**
- * May `caller` take `action` on a job in this state? The state is judged first (an illegal move is 409
- * whoever asks), then the caller (403: not your job, or not senior enough).
+ * May `caller` take `action` on a job in this state? The state is judged first (an illegal move is a
+ * conflict whoever asks), then the caller (forbidden: not your job, or not senior enough).
  */
 export function judge(action: JobAction, job: JobFacts, caller: Caller): Verdict {
   if (!TRANSITIONS[action].includes(job.status) || job.decisionPending)

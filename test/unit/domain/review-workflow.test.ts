@@ -121,40 +121,46 @@ describe('judge (the transitions table)', () => {
   const other = { kind: 'user', id: 'other', role: 'REVIEWER' } as const;
   const lead = { kind: 'user', id: 'lead', role: 'LEAD_REVIEWER' } as const;
   const key = { kind: 'apiKey', id: 'key' } as const;
-  const status = (v: ReturnType<typeof judge>) => (v.ok ? 200 : v.status);
+  const verdict = (v: ReturnType<typeof judge>) => (v.ok ? 'allowed' : v.refusal);
 
-  it('start: the assignee from ASSIGNED, a senior from ESCALATED; 409 from anything else', () => {
-    expect(status(judge('start', facts(), me))).toBe(200);
-    expect(status(judge('start', facts(), other))).toBe(403);
-    expect(status(judge('start', facts(), key))).toBe(403);
-    expect(status(judge('start', facts({ status: 'ESCALATED', assignedReviewerId: null }), lead))).toBe(200);
-    expect(status(judge('start', facts({ status: 'ESCALATED', assignedReviewerId: null }), me))).toBe(403);
+  it('start: the assignee from ASSIGNED, a senior from ESCALATED; a conflict from anything else', () => {
+    expect(verdict(judge('start', facts(), me))).toBe('allowed');
+    expect(verdict(judge('start', facts(), other))).toBe('forbidden');
+    expect(verdict(judge('start', facts(), key))).toBe('forbidden');
+    expect(verdict(judge('start', facts({ status: 'ESCALATED', assignedReviewerId: null }), lead))).toBe(
+      'allowed',
+    );
+    expect(verdict(judge('start', facts({ status: 'ESCALATED', assignedReviewerId: null }), me))).toBe(
+      'forbidden',
+    );
     for (const s of ['QUEUED', 'IN_REVIEW', 'APPROVED', 'MODIFIED', 'REJECTED', 'CANCELLED'] as const)
-      expect(status(judge('start', facts({ status: s }), me))).toBe(409);
+      expect(verdict(judge('start', facts({ status: s }), me))).toBe('conflict');
   });
 
   it('complete: only IN_REVIEW, only the assignee, senior sign-off needs a senior', () => {
-    expect(status(judge('complete', facts({ status: 'IN_REVIEW' }), me))).toBe(200);
-    expect(status(judge('complete', facts({ status: 'ASSIGNED' }), me))).toBe(409);
-    expect(status(judge('complete', facts({ status: 'IN_REVIEW' }), other))).toBe(403);
-    expect(status(judge('complete', facts({ status: 'IN_REVIEW', requiresSeniorSignOff: true }), me))).toBe(
-      403,
+    expect(verdict(judge('complete', facts({ status: 'IN_REVIEW' }), me))).toBe('allowed');
+    expect(verdict(judge('complete', facts({ status: 'ASSIGNED' }), me))).toBe('conflict');
+    expect(verdict(judge('complete', facts({ status: 'IN_REVIEW' }), other))).toBe('forbidden');
+    expect(verdict(judge('complete', facts({ status: 'IN_REVIEW', requiresSeniorSignOff: true }), me))).toBe(
+      'forbidden',
     );
     const leadJob = facts({ status: 'IN_REVIEW', requiresSeniorSignOff: true, assignedReviewerId: 'lead' });
-    expect(status(judge('complete', leadJob, lead))).toBe(200);
-    expect(status(judge('complete', facts({ status: 'IN_REVIEW', decisionPending: true }), me))).toBe(409);
+    expect(verdict(judge('complete', leadJob, lead))).toBe('allowed');
+    expect(verdict(judge('complete', facts({ status: 'IN_REVIEW', decisionPending: true }), me))).toBe(
+      'conflict',
+    );
   });
 
   it('escalate from ASSIGNED or IN_REVIEW by the assignee; cancel by an API key or the submitting user', () => {
-    expect(status(judge('escalate', facts(), me))).toBe(200);
-    expect(status(judge('escalate', facts({ status: 'IN_REVIEW' }), me))).toBe(200);
-    expect(status(judge('escalate', facts({ status: 'ESCALATED' }), me))).toBe(409);
-    expect(status(judge('cancel', facts({ status: 'QUEUED' }), key))).toBe(200);
+    expect(verdict(judge('escalate', facts(), me))).toBe('allowed');
+    expect(verdict(judge('escalate', facts({ status: 'IN_REVIEW' }), me))).toBe('allowed');
+    expect(verdict(judge('escalate', facts({ status: 'ESCALATED' }), me))).toBe('conflict');
+    expect(verdict(judge('cancel', facts({ status: 'QUEUED' }), key))).toBe('allowed');
     const byMe = facts({ status: 'IN_REVIEW', submittedBy: { kind: 'user', id: 'me' } });
-    expect(status(judge('cancel', byMe, me))).toBe(200);
-    expect(status(judge('cancel', byMe, other))).toBe(403);
-    expect(status(judge('cancel', facts({ status: 'APPROVED' }), key))).toBe(409);
-    expect(status(judge('cancel', facts({ status: 'CANCELLED' }), key))).toBe(409);
+    expect(verdict(judge('cancel', byMe, me))).toBe('allowed');
+    expect(verdict(judge('cancel', byMe, other))).toBe('forbidden');
+    expect(verdict(judge('cancel', facts({ status: 'APPROVED' }), key))).toBe('conflict');
+    expect(verdict(judge('cancel', facts({ status: 'CANCELLED' }), key))).toBe('conflict');
   });
 });
 

@@ -1,6 +1,7 @@
+/** Submitting a review job: from a completed upload to a QUEUED job with its DOCUMENT_SUBMITTED record. */
 import { createHash } from 'node:crypto';
-import { actorOf, type Principal } from '../domain/auth/principal.js';
-import { effectiveSettings } from '../domain/firm/settings.js';
+import { actorOf, type Principal } from '../../domain/auth/principal.js';
+import { effectiveSettings } from '../../domain/firm/settings.js';
 import {
   declaredModel,
   documentCopyKey,
@@ -8,41 +9,38 @@ import {
   requiresSeniorSignOff,
   slaDeadline,
   type JobPriority,
-  type JobStatus,
   type VulnerabilityFlag,
-} from '../domain/review/jobs.js';
-import { MAX_UPLOAD_BYTES, uploadKeyFirm } from '../domain/review/uploads.js';
+} from '../../domain/review/jobs.js';
+import { MAX_UPLOAD_BYTES, uploadKeyFirm } from '../../domain/review/uploads.js';
 import {
   ConflictError,
   DocumentNotFoundError,
   ForbiddenError,
   ImpactAssessmentRequiredError,
-  NotFoundError,
   PayloadTooLargeError,
   UnprocessableError,
   ValidationError,
-} from '../errors.js';
-import { isId, newId } from '../ids.js';
-import { appendRecord } from '../ledger/append.js';
-import { isoNow } from '../ports/clock.js';
-import type { StoredObject } from '../ports/object-store.js';
-import type { Deps } from '../runtime/deps.js';
-import { logger } from '../runtime/logger.js';
-import { findApprovedAssessment } from '../store/impact-assessment-store.js';
+} from '../../errors.js';
+import { newId } from '../../ids.js';
+import { appendRecord } from '../../ledger/append.js';
+import { isoNow } from '../../ports/clock.js';
+import type { StoredObject } from '../../ports/object-store.js';
+import type { Deps } from '../../runtime/deps.js';
+import { logger } from '../../runtime/logger.js';
+import { findApprovedAssessment } from '../../store/impact-assessment-store.js';
 import {
   getJob,
   isUploadUsed,
   jobPutItem,
-  listJobs,
   uploadUsedPutItem,
-  waitingPutItem,
   type ReviewJobItem,
   type StoredJob,
-} from '../store/review-job-store.js';
-import { anonymiseActions, type ReviewAction } from '../domain/review/workflow.js';
-import { routeFirm } from './review-workflow.js';
-import { findDocumentType } from './document-types.js';
-import { loadFirm } from './firm.js';
+} from '../../store/review-job-store.js';
+import { waitingPutItem } from '../../store/review-queue-store.js';
+import { findDocumentType } from '../document-types.js';
+import { loadFirm } from '../firm.js';
+import { presentJob } from './job-views.js';
+import { routeFirm } from './routing.js';
 
 /** Plans that include review services. */
 const REVIEW_PLANS: readonly string[] = ['PRINCIPAL', 'BOTH'];
@@ -200,79 +198,4 @@ export async function submitJob(
 
 function usedError(): ConflictError {
   return new ConflictError('A job was already submitted with this documentKey; upload the document again');
-}
-
-export interface JobListQuery {
-  page: number;
-  pageSize: number;
-  status?: JobStatus | undefined;
-}
-
-/** A page of the firm's jobs, newest first (submittedAt, then id, descending). Reads every job: O(jobs). */
-export async function listReviewJobs(deps: Deps, firmId: string, query: JobListQuery) {
-  const jobs = (await listJobs(deps, firmId))
-    .filter((job) => query.status === undefined || job.status === query.status)
-    .sort((a, b) =>
-      a.submittedAt === b.submittedAt ? b.id.localeCompare(a.id) : b.submittedAt.localeCompare(a.submittedAt),
-    );
-  const total = jobs.length;
-  const start = (query.page - 1) * query.pageSize;
-  return {
-    data: jobs.slice(start, start + query.pageSize).map(presentJob),
-    pagination: {
-      page: query.page,
-      pageSize: query.pageSize,
-      total,
-      totalPages: Math.ceil(total / query.pageSize),
-    },
-  };
-}
-
-/**
- * A job as the interface shows it: exactly the Review job fields plus annotationCount and slaBreachedAt,
- * never the workflow's internals (submitter, action log with user ids, pending decision, index attributes).
- */
-export function presentJob(job: StoredJob): ReviewJobItem {
-  return {
-    id: job.id,
-    firmId: job.firmId,
-    documentReference: job.documentReference,
-    documentType: job.documentType,
-    documentUrl: job.documentUrl,
-    documentHash: job.documentHash,
-    clientReference: job.clientReference,
-    factFindSummary: job.factFindSummary,
-    status: job.status,
-    priority: job.priority,
-    outcome: job.outcome,
-    outcomeReason: job.outcomeReason,
-    modifications: job.modifications,
-    assignedReviewerId: job.assignedReviewerId,
-    assignedAt: job.assignedAt,
-    completedAt: job.completedAt,
-    submittedAt: job.submittedAt,
-    slaDeadline: job.slaDeadline,
-    aiContext: job.aiContext,
-    vulnerabilityFlags: job.vulnerabilityFlags,
-    requiresSeniorSignOff: job.requiresSeniorSignOff,
-    clientSegments: job.clientSegments,
-    ledgerRecordId: job.ledgerRecordId,
-    certificateId: job.certificateId,
-    annotationCount: job.annotationCount ?? 0,
-    slaBreachedAt: job.slaBreachedAt ?? null,
-  };
-}
-
-/**
- * One of the firm's jobs with its anonymised review actions (oldest first; reviewers as "Reviewer 1",
- * "Reviewer 2" in order of appearance within the job); 404 for an unknown id or another firm's job.
- */
-export async function getReviewJob(
-  deps: Deps,
-  firmId: string,
-  jobId: string,
-): Promise<ReviewJobItem & { reviewActions: ReviewAction[] }> {
-  const job = isId('job', jobId) ? await getJob(deps, firmId, jobId) : null;
-  if (!job) throw new NotFoundError('Review job not found');
-  return { ...presentJob(job), reviewActions: anonymiseActions(job.actionLog ?? []) };
 }

@@ -1,0 +1,80 @@
+/** The firm's review jobs as the interface shows them: the list, one job with its review actions. */
+import { anonymiseActions, type ReviewAction } from '../../domain/review/workflow.js';
+import type { JobStatus } from '../../domain/review/jobs.js';
+import type { Deps } from '../../runtime/deps.js';
+import { listJobs, type ReviewJobItem, type StoredJob } from '../../store/review-job-store.js';
+import { loadJob } from './acting.js';
+
+export interface JobListQuery {
+  page: number;
+  pageSize: number;
+  status?: JobStatus | undefined;
+}
+
+/** A page of the firm's jobs, newest first (submittedAt, then id, descending). Reads every job: O(jobs). */
+export async function listReviewJobs(deps: Deps, firmId: string, query: JobListQuery) {
+  const jobs = (await listJobs(deps, firmId))
+    .filter((job) => query.status === undefined || job.status === query.status)
+    .sort((a, b) =>
+      a.submittedAt === b.submittedAt ? b.id.localeCompare(a.id) : b.submittedAt.localeCompare(a.submittedAt),
+    );
+  const total = jobs.length;
+  const start = (query.page - 1) * query.pageSize;
+  return {
+    data: jobs.slice(start, start + query.pageSize).map(presentJob),
+    pagination: {
+      page: query.page,
+      pageSize: query.pageSize,
+      total,
+      totalPages: Math.ceil(total / query.pageSize),
+    },
+  };
+}
+
+/**
+ * A job as the interface shows it: exactly the Review job fields plus annotationCount and slaBreachedAt,
+ * never the workflow's internals (submitter, action log with user ids, pending decision, index attributes).
+ */
+export function presentJob(job: StoredJob): ReviewJobItem {
+  return {
+    id: job.id,
+    firmId: job.firmId,
+    documentReference: job.documentReference,
+    documentType: job.documentType,
+    documentUrl: job.documentUrl,
+    documentHash: job.documentHash,
+    clientReference: job.clientReference,
+    factFindSummary: job.factFindSummary,
+    status: job.status,
+    priority: job.priority,
+    outcome: job.outcome,
+    outcomeReason: job.outcomeReason,
+    modifications: job.modifications,
+    assignedReviewerId: job.assignedReviewerId,
+    assignedAt: job.assignedAt,
+    completedAt: job.completedAt,
+    submittedAt: job.submittedAt,
+    slaDeadline: job.slaDeadline,
+    aiContext: job.aiContext,
+    vulnerabilityFlags: job.vulnerabilityFlags,
+    requiresSeniorSignOff: job.requiresSeniorSignOff,
+    clientSegments: job.clientSegments,
+    ledgerRecordId: job.ledgerRecordId,
+    certificateId: job.certificateId,
+    annotationCount: job.annotationCount ?? 0,
+    slaBreachedAt: job.slaBreachedAt ?? null,
+  };
+}
+
+/**
+ * One of the firm's jobs with its anonymised review actions (oldest first; reviewers as "Reviewer 1",
+ * "Reviewer 2" in order of appearance within the job); 404 for an unknown id or another firm's job.
+ */
+export async function getReviewJob(
+  deps: Deps,
+  firmId: string,
+  jobId: string,
+): Promise<ReviewJobItem & { reviewActions: ReviewAction[] }> {
+  const job = await loadJob(deps, firmId, jobId);
+  return { ...presentJob(job), reviewActions: anonymiseActions(job.actionLog ?? []) };
+}
