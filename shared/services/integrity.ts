@@ -12,7 +12,7 @@ import {
 import { diffRecords } from '../domain/integrity/record-diff.js';
 import { ConflictError, NotFoundError } from '../errors.js';
 import { newId } from '../ids.js';
-import { appendRecord } from '../ledger/append.js';
+import { appendRecord } from '../ledger-writer/append.js';
 import { canonicalJson } from '../ledger/hashing.js';
 import { recordOf, type Actor, type LedgerRecord } from '../ledger/record.js';
 import { publicKeyBase64 } from '../ledger/signing-key.js';
@@ -33,18 +33,17 @@ import {
 import {
   immutableFirmPrefix,
   immutableSequencePrefix,
-  keys,
-  padSequence,
   parseImmutableRecordKey,
-} from '../store/keys.js';
+} from '../store/immutable-layout.js';
+import { keys, padSequence } from '../store/keys.js';
 import {
   countRecordRows,
   getRecordBySequence,
   queryRowRange,
   readHead,
-  restoreRowItem,
   rowsWithRecordId,
 } from '../store/ledger-store.js';
+import { restoreRowItem } from '../store/ledger-writes.js';
 
 /** Records read and checked per step; progress is saved after each. */
 export const VERIFY_CHUNK = 1000;

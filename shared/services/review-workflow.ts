@@ -26,11 +26,11 @@ import {
 } from '../domain/review/workflow.js';
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../errors.js';
 import { isId } from '../ids.js';
-import { appendRecord, type Actor } from '../ledger/append.js';
+import { appendRecord, type Actor } from '../ledger-writer/append.js';
 import { isoNow } from '../ports/clock.js';
 import type { Deps } from '../runtime/deps.js';
 import { logger } from '../runtime/logger.js';
-import type { TransactItem } from '../store/ledger-store.js';
+import type { TransactItem } from '../store/conditional-write.js';
 import {
   commitJobWrite,
   dueForSweep,

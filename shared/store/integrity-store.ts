@@ -4,7 +4,7 @@ import type { BrokenRecord, VerificationCursor } from '../domain/integrity/chain
 import type { Deps } from '../runtime/deps.js';
 import { withoutKeys } from './dynamo.js';
 import { keys, SK_PREFIX } from './keys.js';
-import type { TransactItem } from './ledger-store.js';
+import type { TransactItem } from './conditional-write.js';
 
 /** Broken records kept on a run; the count is exact, the list stops here (a wrecked chain is not a 400 KB item). */
 export const MAX_LISTED_BROKEN = 200;

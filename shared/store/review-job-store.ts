@@ -13,7 +13,7 @@ import type { Deps } from '../runtime/deps.js';
 import { queryAll, withoutKeys } from './dynamo.js';
 import { keys, SK_PREFIX } from './keys.js';
 import { MAIN_JOB_SWEEP } from './tables.js';
-import type { TransactItem } from './ledger-store.js';
+import type { TransactItem } from './conditional-write.js';
 
 /** A review job: `FIRM#<firmId>`, `JOB#<jobId>` in the main table (what GET /v1/firm/me/stats counts). */
 export interface ReviewJobItem {
