@@ -11,6 +11,17 @@ const zodNamespaceOnly = {
   message: "Use `import * as z from 'zod'`: it tree-shakes, `{ z }` bundles all of zod.",
 };
 
+const NO_AWS = {
+  group: ['@aws-sdk/*', 'aws-cdk-lib', 'aws-cdk-lib/*'],
+  message: 'Domain code never imports AWS.',
+};
+
+const FORMAT_STAYS_BELOW = {
+  group: ['**/store/*', '**/runtime/*', '**/services/*', '**/adapters/*', '**/ledger-writer/*'],
+  message:
+    'The ledger record format (shared/ledger) is pure: the store and the writer build on it, not the reverse.',
+};
+
 export default tseslint.config(
   { ignores: ['node_modules/**', 'cdk.out/**', '.data/**', 'coverage/**', '.tmp/**'] },
   js.configs.recommended,
@@ -36,18 +47,11 @@ export default tseslint.config(
   {
     // Domain rules stay free of AWS: no SDK import below shared/domain or shared/ledger.
     files: ['shared/domain/**/*.ts', 'shared/ledger/**/*.ts'],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          patterns: [
-            {
-              group: ['@aws-sdk/*', 'aws-cdk-lib', 'aws-cdk-lib/*'],
-              message: 'Domain code never imports AWS.',
-            },
-          ],
-        },
-      ],
-    },
+    rules: { 'no-restricted-imports': ['error', { patterns: [NO_AWS] }] },
+  },
+  {
+    // The record format sits below the store and the writer (format <- store <- writer): it imports neither.
+    files: ['shared/ledger/**/*.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [NO_AWS, FORMAT_STAYS_BELOW] }] },
   },
 );

@@ -23,7 +23,7 @@ import {
   TransactionCanceledException,
 } from '@aws-sdk/client-dynamodb';
 import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { appendRecord, type Actor } from '../shared/ledger/append.js';
+import { appendRecord, type Actor } from '../shared/ledger-writer/append.js';
 import { canonicalJson } from '../shared/ledger/hashing.js';
 import type { RecordPayload } from '../shared/ledger/record.js';
 import { sealRecord } from '../shared/ledger/seal.js';

@@ -1,6 +1,6 @@
 import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
-import { RECORD_SUBSCRIBERS } from '../shared/ledger/dispatch.js';
 import type { Permissions, RouteDef } from '../shared/routes/route.js';
+import { RECORD_SUBSCRIBERS } from '../shared/workers.js';
 import type { Auth } from './auth.js';
 import type { Data } from './data.js';
 import type { LedgerSigning } from './ledger.js';
@@ -42,7 +42,7 @@ export function applyPermissions(
   if (permissions.certificates === 'write') data.grantCertificatesWrite(fn);
   if (permissions.sign) signing.grantSign(fn);
   else if (permissions.publicKey) signing.grantPublicKey(fn);
-  // Whoever archives a record dispatches it to the record subscribers' queues (shared/ledger/dispatch.ts).
+  // Whoever archives a record dispatches it to the record subscribers' queues (the worker table).
   const dispatches = permissions.ledger !== undefined && permissions.ledger !== 'read';
   const sendTo = new Set([
     ...(permissions.queues ?? []),

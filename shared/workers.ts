@@ -1,3 +1,10 @@
+import { AUTO_ISSUED_EVENTS } from './domain/certificates/content.js';
+import {
+  LEDGER_EVENT_TYPES,
+  OUTCOME_EVENT_TYPES,
+  WEBHOOK_EVENT_NAMES,
+  type LedgerEventType,
+} from './ledger/event-types.js';
 import type { QueueName } from './ports/queue.js';
 import type { Permissions } from './routes/route.js';
 
@@ -10,6 +17,11 @@ export type WorkerTrigger =
       visibilityTimeoutSeconds: number;
       /** Most concurrent invocations the queue may drive (2..1000). @default 5 (lib/workers.ts) */
       maxConcurrency?: number;
+      /**
+       * The committed ledger records this queue receives, by event type: each is sent (a RecordMessage) after
+       * its immutable copy is written (shared/ledger-writer/dispatch.ts), at least once.
+       */
+      subscribesTo?: readonly LedgerEventType[];
     }
   | { kind: 'schedule'; everyMinutes: number; localIntervalEnv: string };
 
@@ -63,7 +75,7 @@ export const WORKERS: readonly WorkerDef[] = [
       maxReceiveCount: 5,
       visibilityTimeoutSeconds: 60,
     },
-    // Archiving dispatches the record to its subscribers (shared/ledger/dispatch.ts).
+    // Archiving dispatches the record to its subscribers (RECORD_SUBSCRIBERS below).
     permissions: { ledger: 'archive', immutable: 'write' },
     timeoutSeconds: 30,
   },
@@ -89,6 +101,8 @@ export const WORKERS: readonly WorkerDef[] = [
     trigger: {
       kind: 'queue',
       queue: 'reporting',
+      // Each outcome record adds its completed job to the firm's reporting aggregates.
+      subscribesTo: OUTCOME_EVENT_TYPES,
       batchSize: 10,
       maxReceiveCount: 5,
       visibilityTimeoutSeconds: 60,
@@ -104,6 +118,8 @@ export const WORKERS: readonly WorkerDef[] = [
     trigger: {
       kind: 'queue',
       queue: 'webhooks',
+      // Every event with a webhook name is fanned out to the firm's endpoints.
+      subscribesTo: LEDGER_EVENT_TYPES.filter((eventType) => eventType in WEBHOOK_EVENT_NAMES),
       batchSize: 10,
       // Receiver failures are retried by re-queuing with a delay (see docs/architecture.md, Webhooks); these
       // receives only retry our own failures (DynamoDB, SQS) before the message is dead-lettered.
@@ -131,6 +147,8 @@ export const WORKERS: readonly WorkerDef[] = [
     trigger: {
       kind: 'queue',
       queue: 'certificates',
+      // Certificates are issued without being asked for review outcomes and impact-assessment approvals.
+      subscribesTo: [...AUTO_ISSUED_EVENTS],
       batchSize: 5,
       maxReceiveCount: 5,
       visibilityTimeoutSeconds: 120,
@@ -140,3 +158,19 @@ export const WORKERS: readonly WorkerDef[] = [
     needsPublicBaseUrl: true,
   },
 ];
+
+/** A queue that wants to hear about some committed records (webhook delivery, certificates, reporting). */
+export interface RecordSubscriber {
+  queue: QueueName;
+  wants(eventType: LedgerEventType): boolean;
+}
+
+/**
+ * The consumers of committed ledger records: the queue workers above that subscribe to records. Whoever
+ * archives a record sends to these queues (the writer, and the grants in lib/permissions.ts).
+ */
+export const RECORD_SUBSCRIBERS: readonly RecordSubscriber[] = WORKERS.flatMap(({ trigger }) => {
+  if (trigger.kind !== 'queue' || !trigger.subscribesTo) return [];
+  const events = trigger.subscribesTo;
+  return [{ queue: trigger.queue, wants: (eventType: LedgerEventType) => events.includes(eventType) }];
+});

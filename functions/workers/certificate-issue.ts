@@ -1,6 +1,6 @@
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import '../../shared/runtime/aws-deps.js';
-import type { RecordMessage } from '../../shared/ledger/dispatch.js';
+import type { RecordMessage } from '../../shared/ledger-writer/dispatch.js';
 import { publicBaseUrl } from '../../shared/runtime/config.js';
 import { getDeps } from '../../shared/runtime/deps.js';
 import { logger } from '../../shared/runtime/logger.js';

@@ -1,12 +1,12 @@
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import '../../shared/runtime/aws-deps.js';
-import type { RecordMessage } from '../../shared/ledger/dispatch.js';
+import type { RecordMessage } from '../../shared/ledger-writer/dispatch.js';
 import { getDeps } from '../../shared/runtime/deps.js';
 import { logger } from '../../shared/runtime/logger.js';
 import { aggregateOutcomeRecord } from '../../shared/services/reporting.js';
 
 /**
- * Consumes the reporting queue (outcome records dispatched by shared/ledger/dispatch.ts): adds each
+ * Consumes the reporting queue (outcome records dispatched by shared/ledger-writer/dispatch.ts): adds each
  * completed job to its firm's per-day aggregates. Idempotent, so SQS redeliveries and outbox re-dispatches
  * are harmless; failures are reported per message and retried, then dead-lettered.
  */

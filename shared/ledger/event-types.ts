@@ -35,3 +35,10 @@ export const WEBHOOK_EVENT_NAMES = {
   INCIDENT_RESOLVED: 'incident.resolved',
   FIRM_SETTINGS_UPDATED: 'firm-settings.updated',
 } as const satisfies Partial<Record<LedgerEventType, string>>;
+
+/** The events that complete a review job (one per job). */
+export const OUTCOME_EVENT_TYPES: readonly LedgerEventType[] = [
+  'DOCUMENT_APPROVED',
+  'DOCUMENT_MODIFIED',
+  'DOCUMENT_REJECTED',
+];

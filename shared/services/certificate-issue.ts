@@ -7,7 +7,7 @@ import {
 } from '../domain/certificates/content.js';
 import { renderCertificatePdf } from '../domain/certificates/pdf.js';
 import { newId } from '../ids.js';
-import type { RecordMessage } from '../ledger/dispatch.js';
+import type { RecordMessage } from '../ledger-writer/dispatch.js';
 import type { LedgerRecord } from '../ledger/record.js';
 import { publicKeyBase64 } from '../ledger/signing-key.js';
 import { checkRecord } from '../ledger/verify.js';

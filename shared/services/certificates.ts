@@ -1,7 +1,7 @@
 import { checkChunk, type VerificationCursor } from '../domain/integrity/chain-check.js';
 import { diffRecords } from '../domain/integrity/record-diff.js';
 import { NotFoundError } from '../errors.js';
-import type { RecordMessage } from '../ledger/dispatch.js';
+import type { RecordMessage } from '../ledger-writer/dispatch.js';
 import { recordOf, type LedgerRecord } from '../ledger/record.js';
 import { publicKeyBase64 } from '../ledger/signing-key.js';
 import { isoNow } from '../ports/clock.js';
@@ -12,7 +12,7 @@ import {
   listCertificateItems,
   type CertificateItem,
 } from '../store/certificate-store.js';
-import { immutableRecordKey } from '../store/keys.js';
+import { immutableRecordKey } from '../store/immutable-layout.js';
 import { getRecordById, queryRowRange } from '../store/ledger-store.js';
 
 /** Lifetime of a presigned PDF URL. */

@@ -7,7 +7,7 @@ import {
   type FirmSettings,
 } from '../domain/firm/settings.js';
 import { ConflictError, NotFoundError, ValidationError } from '../errors.js';
-import { appendRecord } from '../ledger/append.js';
+import { appendRecord } from '../ledger-writer/append.js';
 import type { Deps } from '../runtime/deps.js';
 import {
   getFirm,

@@ -19,7 +19,7 @@ import {
 } from '../domain/governance/impact-assessments.js';
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../errors.js';
 import { isId, newId } from '../ids.js';
-import { appendRecord } from '../ledger/append.js';
+import { appendRecord } from '../ledger-writer/append.js';
 import { isoNow } from '../ports/clock.js';
 import type { Deps } from '../runtime/deps.js';
 import {
@@ -33,7 +33,7 @@ import {
   type AssessmentChange,
   type ImpactAssessmentItem,
 } from '../store/impact-assessment-store.js';
-import type { TransactItem } from '../store/ledger-store.js';
+import type { TransactItem } from '../store/conditional-write.js';
 import { commitConditional } from '../store/versioned-writes.js';
 
 export type PublicAssessment = Omit<ImpactAssessmentItem, 'version'>;

@@ -15,7 +15,7 @@ import {
 } from '../domain/governance/incidents.js';
 import { ConflictError, NotFoundError, ValidationError } from '../errors.js';
 import { isId, newId } from '../ids.js';
-import { appendRecord } from '../ledger/append.js';
+import { appendRecord } from '../ledger-writer/append.js';
 import { isoNow } from '../ports/clock.js';
 import type { Deps } from '../runtime/deps.js';
 import {

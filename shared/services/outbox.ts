@@ -1,7 +1,7 @@
-import { archiveRecord } from '../ledger/append.js';
+import { archiveRecord } from '../ledger-writer/archive.js';
 import type { LedgerRecord } from '../ledger/record.js';
 import type { Deps } from '../runtime/deps.js';
-import { getOutbox, listPendingOutbox } from '../store/ledger-store.js';
+import { getOutbox, listPendingOutbox } from '../store/ledger-outbox-store.js';
 
 /** An outbox entry younger than this is probably still being archived by the request that wrote it. */
 export const OUTBOX_GRACE_MS = 30_000;

@@ -1,5 +1,5 @@
 import { factOfJob, type ReportingFact } from '../domain/governance/aggregates.js';
-import type { RecordMessage } from '../ledger/dispatch.js';
+import type { RecordMessage } from '../ledger-writer/dispatch.js';
 import type { Deps } from '../runtime/deps.js';
 import { logger } from '../runtime/logger.js';
 import { keys } from '../store/keys.js';

@@ -10,7 +10,7 @@ import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '.
 import { newId } from '../ids.js';
 import { isoNow } from '../ports/clock.js';
 import type { Deps } from '../runtime/deps.js';
-import type { TransactItem } from '../store/ledger-store.js';
+import type { TransactItem } from '../store/conditional-write.js';
 import {
   adminGuardItem,
   commitUserWrite,

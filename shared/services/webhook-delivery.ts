@@ -9,7 +9,7 @@ import {
 } from '../domain/webhooks/delivery.js';
 import { webhookNameOf } from '../domain/webhooks/events.js';
 import { newId } from '../ids.js';
-import type { RecordMessage } from '../ledger/dispatch.js';
+import type { RecordMessage } from '../ledger-writer/dispatch.js';
 import { isoNow } from '../ports/clock.js';
 import type { Deps } from '../runtime/deps.js';
 import { logger } from '../runtime/logger.js';

@@ -3,7 +3,7 @@ import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import type { Deps } from '../runtime/deps.js';
 import { queryAll, withoutKeys } from './dynamo.js';
 import { keys, SK_PREFIX } from './keys.js';
-import type { TransactItem } from './ledger-store.js';
+import type { TransactItem } from './conditional-write.js';
 
 export interface ApiKeyItem {
   id: string;

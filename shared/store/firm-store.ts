@@ -3,7 +3,7 @@ import type { FirmSettings } from '../domain/firm/settings.js';
 import type { Deps } from '../runtime/deps.js';
 import { countAll, withoutKeys } from './dynamo.js';
 import { keys } from './keys.js';
-import type { TransactItem } from './ledger-store.js';
+import type { TransactItem } from './conditional-write.js';
 
 export const PLANS = ['LEDGER', 'PRINCIPAL', 'BOTH'] as const;
 export type Plan = (typeof PLANS)[number];

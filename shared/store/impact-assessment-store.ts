@@ -5,7 +5,7 @@ import type { ApprovedSet, IaStatus, Outcomes } from '../domain/governance/impac
 import type { Deps } from '../runtime/deps.js';
 import { queryAll, withoutKeys } from './dynamo.js';
 import { keys, SK_PREFIX } from './keys.js';
-import type { TransactItem } from './ledger-store.js';
+import type { TransactItem } from './conditional-write.js';
 import { versionedUpdateItem } from './versioned-writes.js';
 
 /** An impact assessment: `FIRM#<firmId>` / `IA#<assessmentId>` in the main table. */

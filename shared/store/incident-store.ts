@@ -10,7 +10,7 @@ import type {
 import type { Deps } from '../runtime/deps.js';
 import { queryAll, withoutKeys } from './dynamo.js';
 import { keys, SK_PREFIX } from './keys.js';
-import type { TransactItem } from './ledger-store.js';
+import type { TransactItem } from './conditional-write.js';
 
 /**
  * An incident, `FIRM#<firmId>` / `INC#<incidentId>`, and its remediation actions right after it,

@@ -104,26 +104,3 @@ export const SK_PREFIX = {
   webhook: 'WEBHOOK#',
   webhookDelivery: (webhookId: string) => `WHDELIVERY#${webhookId}#`,
 } as const;
-
-/**
- * Object key of a record's immutable copy: `ledger/<firmId>/<12-digit sequence>-<recordId>.json`. A listing is
- * in chain order; the sequence prefix finds a copy by number and the id finds it by record, even when the
- * database row is gone or rewritten.
- */
-export function immutableRecordKey(firmId: string, sequenceNumber: number, recordId: string): string {
-  return `${immutableSequencePrefix(firmId, sequenceNumber)}${recordId}.json`;
-}
-
-export function immutableFirmPrefix(firmId: string): string {
-  return `ledger/${firmId}/`;
-}
-
-export function immutableSequencePrefix(firmId: string, sequenceNumber: number): string {
-  return `${immutableFirmPrefix(firmId)}${padSequence(sequenceNumber)}-`;
-}
-
-/** Sequence number and record id named by an immutable copy's key, or null for any other key. */
-export function parseImmutableRecordKey(key: string): { sequenceNumber: number; recordId: string } | null {
-  const match = /^ledger\/[^/]+\/(\d{12})-([^/]+)\.json$/.exec(key);
-  return match ? { sequenceNumber: Number(match[1]), recordId: match[2]! } : null;
-}

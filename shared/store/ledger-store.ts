@@ -1,43 +1,27 @@
 import {
   QueryCommand as RawQueryCommand,
-  TransactionCanceledException,
   type AttributeValue,
   type QueryCommandOutput as RawQueryOutput,
 } from '@aws-sdk/client-dynamodb';
-import {
-  DeleteCommand,
-  GetCommand,
-  QueryCommand,
-  TransactWriteCommand,
-  type TransactWriteCommandInput,
-} from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { LedgerRecord } from '../ledger/record.js';
 import { recordOf, RECORD_FIELDS } from '../ledger/record.js';
 import type { Deps } from '../runtime/deps.js';
 import { countAll, queryAll } from './dynamo.js';
 import { keys, padSequence, SK_PREFIX } from './keys.js';
-import { LEDGER_BY_RECORD_ID, LEDGER_PENDING_ARCHIVE } from './tables.js';
+import { LEDGER_BY_RECORD_ID } from './tables.js';
 
-export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+/*
+ * Reading the ledger table: a firm's chain head and its record rows. The writes are in ledger-writes.ts, the
+ * outbox in ledger-outbox-store.ts.
+ */
 
+/** Where a firm's chain ends: the `HEAD` item (sequence 0 and no hashes for an empty chain). */
 export interface ChainHead {
   sequenceNumber: number;
   chainHash: string | null;
   timestamp: string | null;
 }
-
-export interface OutboxEntry {
-  firmId: string;
-  sequenceNumber: number;
-  /** Canonical JSON of the record: the exact bytes of its immutable copy. */
-  body: string;
-  pendingSince: string;
-}
-
-export const PENDING = 'PENDING';
-
-/** Outcome of one attempt to commit a record. */
-export type CommitResult = 'committed' | 'head-moved' | 'head-behind' | { failedItem: number };
 
 export async function readHead(deps: Deps, firmId: string): Promise<ChainHead> {
   const { Item } = await deps.db.send(
@@ -49,171 +33,6 @@ export async function readHead(deps: Deps, firmId: string): Promise<ChainHead> {
     chainHash: Item.chainHash as string,
     timestamp: Item.timestamp as string,
   };
-}
-
-/**
- * Commits a record after `head` in one transaction: the head moves from head.sequenceNumber to the record's
- * (conditional on it not having moved), the record row is created (conditional on the sequence being unused)
- * and an outbox entry is created for the immutable copy. `extra` items commit atomically with the record.
- */
-export async function commitRecord(
-  deps: Deps,
-  head: ChainHead,
-  record: LedgerRecord,
-  outboxBody: string,
-  extra: TransactItem[] = [],
-): Promise<CommitResult> {
-  const table = deps.tables.ledger;
-  const headItem: TransactItem = {
-    Put: {
-      TableName: table,
-      Item: {
-        ...keys.ledgerHead(record.firmId),
-        sequenceNumber: record.sequenceNumber,
-        chainHash: record.chainHash,
-        timestamp: record.timestamp,
-      },
-      ...(head.sequenceNumber === 0
-        ? { ConditionExpression: 'attribute_not_exists(pk)' }
-        : {
-            ConditionExpression: 'sequenceNumber = :expected',
-            ExpressionAttributeValues: { ':expected': head.sequenceNumber },
-          }),
-    },
-  };
-  const recordItem: TransactItem = {
-    Put: {
-      TableName: table,
-      Item: { ...keys.ledgerRecord(record.firmId, record.sequenceNumber), ...record },
-      ConditionExpression: 'attribute_not_exists(pk)',
-    },
-  };
-  const outboxItem: TransactItem = {
-    Put: {
-      TableName: table,
-      Item: {
-        ...keys.ledgerOutbox(record.firmId, record.sequenceNumber),
-        firmId: record.firmId,
-        sequenceNumber: record.sequenceNumber,
-        body: outboxBody,
-        pendingArchive: PENDING,
-        pendingSince: `${record.timestamp}#${record.firmId}#${padSequence(record.sequenceNumber)}`,
-      },
-    },
-  };
-  try {
-    await deps.db.send(
-      new TransactWriteCommand({ TransactItems: [headItem, recordItem, outboxItem, ...extra] }),
-    );
-    return 'committed';
-  } catch (error) {
-    if (!(error instanceof TransactionCanceledException)) throw error;
-    const reasons = error.CancellationReasons ?? [];
-    const [headReason, recordReason] = reasons;
-    // The head matched but the sequence is taken: the head item is behind the records (lost or rolled back).
-    if (headReason?.Code === 'None' && recordReason?.Code === 'ConditionalCheckFailed') return 'head-behind';
-    // Contention on the head (or a concurrent transaction on the same items): try again on a fresh head.
-    if (
-      reasons.slice(0, 3).some((r) => r.Code === 'ConditionalCheckFailed' || r.Code === 'TransactionConflict')
-    )
-      return 'head-moved';
-    const failed = reasons.findIndex((r, i) => i >= 3 && r.Code === 'ConditionalCheckFailed');
-    if (failed >= 0) return { failedItem: failed - 3 };
-    if (reasons.some((r) => r.Code === 'TransactionConflict')) return 'head-moved';
-    throw error;
-  }
-}
-
-/**
- * Moves a head that is behind the records forward to the highest record row, conditional on the head
- * still being what the caller read. It only ever moves forward to a record that exists.
- */
-export async function advanceHeadToLastRecord(deps: Deps, firmId: string, seen: ChainHead): Promise<void> {
-  const { Items = [] } = await deps.db.send(
-    new QueryCommand({
-      TableName: deps.tables.ledger,
-      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :rec)',
-      ExpressionAttributeValues: { ':pk': keys.firmPk(firmId), ':rec': SK_PREFIX.record },
-      ScanIndexForward: false,
-      Limit: 1,
-      ConsistentRead: true,
-    }),
-  );
-  const last = Items[0];
-  if (!last || (last.sequenceNumber as number) <= seen.sequenceNumber) return;
-  try {
-    await deps.db.send(
-      new TransactWriteCommand({
-        TransactItems: [
-          {
-            Put: {
-              TableName: deps.tables.ledger,
-              Item: {
-                ...keys.ledgerHead(firmId),
-                sequenceNumber: last.sequenceNumber,
-                chainHash: last.chainHash,
-                timestamp: last.timestamp,
-              },
-              ...(seen.sequenceNumber === 0
-                ? { ConditionExpression: 'attribute_not_exists(pk)' }
-                : {
-                    ConditionExpression: 'sequenceNumber = :seen',
-                    ExpressionAttributeValues: { ':seen': seen.sequenceNumber },
-                  }),
-            },
-          },
-        ],
-      }),
-    );
-  } catch (error) {
-    if (!(error instanceof TransactionCanceledException)) throw error;
-  }
-}
-
-export async function deleteOutbox(deps: Deps, firmId: string, sequenceNumber: number): Promise<void> {
-  await deps.db.send(
-    new DeleteCommand({ TableName: deps.tables.ledger, Key: keys.ledgerOutbox(firmId, sequenceNumber) }),
-  );
-}
-
-/** Outbox entries pending since before `olderThan` (ISO time), oldest first, across all firms. */
-export async function listPendingOutbox(
-  deps: Deps,
-  olderThan: string,
-  limit: number,
-): Promise<OutboxEntry[]> {
-  const { Items = [] } = await deps.db.send(
-    new QueryCommand({
-      TableName: deps.tables.ledger,
-      IndexName: LEDGER_PENDING_ARCHIVE,
-      KeyConditionExpression: 'pendingArchive = :p AND pendingSince < :t',
-      ExpressionAttributeValues: { ':p': PENDING, ':t': olderThan },
-      Limit: limit,
-    }),
-  );
-  return Items.map((i) => ({
-    firmId: i.firmId as string,
-    sequenceNumber: i.sequenceNumber as number,
-    body: i.body as string,
-    pendingSince: i.pendingSince as string,
-  }));
-}
-
-export async function getOutbox(
-  deps: Deps,
-  firmId: string,
-  sequenceNumber: number,
-): Promise<OutboxEntry | null> {
-  const { Item } = await deps.db.send(
-    new GetCommand({
-      TableName: deps.tables.ledger,
-      Key: keys.ledgerOutbox(firmId, sequenceNumber),
-      ConsistentRead: true,
-    }),
-  );
-  return Item
-    ? { firmId, sequenceNumber, body: Item.body as string, pendingSince: Item.pendingSince as string }
-    : null;
 }
 
 /**
@@ -433,14 +252,4 @@ export async function countRecordRows(deps: Deps, firmId: string): Promise<numbe
     KeyConditionExpression: 'pk = :pk AND begins_with(sk, :rec)',
     ExpressionAttributeValues: { ':pk': keys.firmPk(firmId), ':rec': SK_PREFIX.record },
   });
-}
-
-/** The write that puts a record row back exactly as given (restore from the immutable copy). */
-export function restoreRowItem(deps: Deps, record: LedgerRecord): TransactItem {
-  return {
-    Put: {
-      TableName: deps.tables.ledger,
-      Item: { ...keys.ledgerRecord(record.firmId, record.sequenceNumber), ...record },
-    },
-  };
 }

@@ -17,7 +17,7 @@ import type { Deps } from '../runtime/deps.js';
 import { queryAll, withoutKeys } from './dynamo.js';
 import type { ReviewJobItem } from './review-job-store.js';
 import { keys, padSequence, SK_PREFIX } from './keys.js';
-import type { TransactItem } from './ledger-store.js';
+import type { TransactItem } from './conditional-write.js';
 
 /**
  * Reporting aggregates in the main table, per firm:

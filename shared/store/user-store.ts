@@ -4,7 +4,7 @@ import type { Role } from '../domain/auth/principal.js';
 import type { Deps } from '../runtime/deps.js';
 import { queryAll, withoutKeys } from './dynamo.js';
 import { keys, SK_PREFIX } from './keys.js';
-import type { TransactItem } from './ledger-store.js';
+import type { TransactItem } from './conditional-write.js';
 
 export const QUALIFICATIONS = ['CFA', 'CFP', 'DIP_PFS', 'CISI', 'IMC'] as const;
 export type Qualification = (typeof QUALIFICATIONS)[number];

@@ -1,7 +1,7 @@
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { Deps } from '../runtime/deps.js';
-import type { TransactItem } from './ledger-store.js';
+import type { TransactItem } from './conditional-write.js';
 
 /**
  * Optimistic concurrency for items that carry a `version` counter: an update of the named attributes only

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { chromium } from 'playwright-core';
-import { appendRecord } from '../../shared/ledger/append.js';
+import { appendRecord } from '../../shared/ledger-writer/append.js';
 import type { LedgerEventType } from '../../shared/ledger/event-types.js';
 import { signedMessage } from '../../shared/ledger/hashing.js';
 import type { LedgerRecord } from '../../shared/ledger/record.js';

@@ -1,6 +1,6 @@
 import { api, createFirm, seedUser, stackDeps, tokenFor, type TestFirm } from './helpers.js';
 import { many, putJobOnly, jobItem, seedJobs } from './governance-seed.js';
-import { appendRecord } from '../../shared/ledger/append.js';
+import { appendRecord } from '../../shared/ledger-writer/append.js';
 import { aggregateOutcomeRecord } from '../../shared/services/reporting.js';
 import type { Deps } from '../../shared/runtime/deps.js';
 

@@ -1,6 +1,6 @@
 import { UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { appendRecord } from '../../shared/ledger/append.js';
+import { appendRecord } from '../../shared/ledger-writer/append.js';
 import { computeChainHash, computeRecordHash } from '../../shared/ledger/hashing.js';
 import type { LedgerRecord } from '../../shared/ledger/record.js';
 import { keys } from '../../shared/store/keys.js';

@@ -3,12 +3,13 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DeleteCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
-import { appendRecord } from '../../shared/ledger/append.js';
+import { appendRecord } from '../../shared/ledger-writer/append.js';
 import { canonicalJson } from '../../shared/ledger/hashing.js';
 import type { LedgerRecord } from '../../shared/ledger/record.js';
 import { checkRecord } from '../../shared/ledger/verify.js';
 import type { ObjectStore } from '../../shared/ports/object-store.js';
-import { immutableRecordKey, keys } from '../../shared/store/keys.js';
+import { immutableRecordKey } from '../../shared/store/immutable-layout.js';
+import { keys } from '../../shared/store/keys.js';
 import { queryRecordRange } from '../../shared/store/ledger-store.js';
 import { api, createFirm, stackDeps, type TestFirm } from './helpers.js';
 

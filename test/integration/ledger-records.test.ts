@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { appendRecord } from '../../shared/ledger/append.js';
+import { appendRecord } from '../../shared/ledger-writer/append.js';
 import type { LedgerRecord } from '../../shared/ledger/record.js';
 import { api, createFirm, stackDeps, type TestFirm } from './helpers.js';
 

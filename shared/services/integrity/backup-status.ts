@@ -2,7 +2,7 @@
 import { canonicalJson } from '../../ledger/hashing.js';
 import { isoNow } from '../../ports/clock.js';
 import type { Deps } from '../../runtime/deps.js';
-import { immutableFirmPrefix, parseImmutableRecordKey } from '../../store/keys.js';
+import { immutableFirmPrefix, parseImmutableRecordKey } from '../../store/immutable-layout.js';
 import { countRecordRows, getRecordBySequence, readHead } from '../../store/ledger-store.js';
 import { copyAtSequence } from './immutable-copy.js';
 

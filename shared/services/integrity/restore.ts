@@ -2,12 +2,12 @@
 import { createHash } from 'node:crypto';
 import { actorOf, type Principal } from '../../domain/auth/principal.js';
 import { NotFoundError } from '../../errors.js';
-import { appendUnlessRaced } from '../../ledger/append.js';
+import { appendUnlessRaced } from '../../ledger-writer/append.js';
 import { canonicalJson } from '../../ledger/hashing.js';
 import { isoNow } from '../../ports/clock.js';
 import type { Deps } from '../../runtime/deps.js';
 import { restoreMarkerItem } from '../../store/integrity-store.js';
-import { restoreRowItem } from '../../store/ledger-store.js';
+import { restoreRowItem } from '../../store/ledger-writes.js';
 import { LOST_RACE } from '../../store/lost-race.js';
 import { compareAt, resolveSequence } from './immutable-copy.js';
 

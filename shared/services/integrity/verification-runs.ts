@@ -12,7 +12,7 @@ import {
   type VerificationCursor,
 } from '../../domain/integrity/chain-check.js';
 import { newId } from '../../ids.js';
-import { appendUnlessRaced } from '../../ledger/append.js';
+import { appendUnlessRaced } from '../../ledger-writer/append.js';
 import type { Actor } from '../../ledger/record.js';
 import { publicKeyBase64 } from '../../ledger/signing-key.js';
 import { isoNow } from '../../ports/clock.js';

@@ -14,7 +14,7 @@ import {
   type ChecklistAnswer,
 } from '../../domain/review/workflow.js';
 import { ConflictError, ValidationError } from '../../errors.js';
-import { appendRecord, appendUnlessRaced } from '../../ledger/append.js';
+import { appendRecord, appendUnlessRaced } from '../../ledger-writer/append.js';
 import { isoNow } from '../../ports/clock.js';
 import type { Deps } from '../../runtime/deps.js';
 import { LOST_RACE, retryOnLostRace, type LostRace } from '../../store/lost-race.js';

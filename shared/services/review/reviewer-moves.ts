@@ -6,7 +6,7 @@
  */
 import { actorOf, type Principal } from '../../domain/auth/principal.js';
 import { ConflictError } from '../../errors.js';
-import { appendRecord } from '../../ledger/append.js';
+import { appendRecord } from '../../ledger-writer/append.js';
 import { isoNow } from '../../ports/clock.js';
 import type { Deps } from '../../runtime/deps.js';
 import { writeConditionally, type TransactItem } from '../../store/conditional-write.js';

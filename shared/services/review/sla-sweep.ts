@@ -3,7 +3,7 @@
  * jobs, and the repair of completions that stopped between their two steps.
  */
 import { isUnfinished, UNFINISHED_STATUSES } from '../../domain/review/workflow.js';
-import { appendUnlessRaced, type Actor } from '../../ledger/append.js';
+import { appendUnlessRaced, type Actor } from '../../ledger-writer/append.js';
 import { isoNow } from '../../ports/clock.js';
 import type { Deps } from '../../runtime/deps.js';
 import { logger } from '../../runtime/logger.js';

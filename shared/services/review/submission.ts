@@ -22,7 +22,7 @@ import {
   ValidationError,
 } from '../../errors.js';
 import { newId } from '../../ids.js';
-import { appendRecord } from '../../ledger/append.js';
+import { appendRecord } from '../../ledger-writer/append.js';
 import { isoNow } from '../../ports/clock.js';
 import type { StoredObject } from '../../ports/object-store.js';
 import type { Deps } from '../../runtime/deps.js';

@@ -1,6 +1,8 @@
+import { dispatchRecord, type RecordMessage } from '../../../shared/ledger-writer/dispatch.js';
+import { LEDGER_EVENT_TYPES, type LedgerEventType } from '../../../shared/ledger/event-types.js';
 import type { QueueName } from '../../../shared/ports/queue.js';
 import type { Deps } from '../../../shared/runtime/deps.js';
-import { dispatchRecord, type RecordMessage } from '../../../shared/ledger/dispatch.js';
+import { RECORD_SUBSCRIBERS, WORKERS } from '../../../shared/workers.js';
 
 function recordingDeps(fail?: QueueName): { deps: Deps; sent: Array<[QueueName, unknown]> } {
   const sent: Array<[QueueName, unknown]> = [];
@@ -35,5 +37,31 @@ describe('dispatchRecord', () => {
     await expect(
       dispatchRecord(deps, message, [{ queue: 'ledger-archive', wants: () => true }]),
     ).rejects.toThrow('queue down');
+  });
+
+  it('by default sends to the queue workers that subscribe to the event type in the worker table', async () => {
+    const sentFor = async (eventType: LedgerEventType) => {
+      const { deps, sent } = recordingDeps();
+      await dispatchRecord(deps, { ...message, eventType });
+      return sent.map(([queue]) => queue).sort();
+    };
+    expect(await sentFor('DOCUMENT_APPROVED')).toEqual(['certificates', 'reporting', 'webhooks']);
+    expect(await sentFor('IMPACT_ASSESSMENT_APPROVED')).toEqual(['certificates', 'webhooks']);
+    expect(await sentFor('SLA_BREACHED')).toEqual(['webhooks']);
+    expect(await sentFor('CHAIN_VERIFIED')).toEqual([]);
+    for (const eventType of LEDGER_EVENT_TYPES) {
+      const subscribed = WORKERS.flatMap(({ trigger }) =>
+        trigger.kind === 'queue' && trigger.subscribesTo?.includes(eventType) ? [trigger.queue] : [],
+      );
+      expect(await sentFor(eventType)).toEqual(subscribed.sort());
+    }
+  });
+
+  it('derives one subscriber per subscribing queue worker', () => {
+    expect(RECORD_SUBSCRIBERS.map((subscriber) => subscriber.queue).sort()).toEqual([
+      'certificates',
+      'reporting',
+      'webhooks',
+    ]);
   });
 });

@@ -1,0 +1,84 @@
+import { DeleteCommand, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import type { LedgerRecord } from '../ledger/record.js';
+import type { Deps } from '../runtime/deps.js';
+import type { TransactItem } from './conditional-write.js';
+import { keys, padSequence } from './keys.js';
+import { LEDGER_PENDING_ARCHIVE } from './tables.js';
+
+/**
+ * The ledger's outbox: one `OUTBOX#<seq>` item per committed record whose immutable copy is not yet confirmed,
+ * holding the copy's exact bytes. It is written in the record's own transaction and found again through the
+ * `pendingArchive` index by the outbox sweep.
+ */
+export interface OutboxEntry {
+  firmId: string;
+  sequenceNumber: number;
+  /** Canonical JSON of the record: the exact bytes of its immutable copy. */
+  body: string;
+  pendingSince: string;
+}
+
+const PENDING = 'PENDING';
+
+/** The outbox entry written with a record (part of its commit transaction). */
+export function outboxItem(deps: Deps, record: LedgerRecord, body: string): TransactItem {
+  return {
+    Put: {
+      TableName: deps.tables.ledger,
+      Item: {
+        ...keys.ledgerOutbox(record.firmId, record.sequenceNumber),
+        firmId: record.firmId,
+        sequenceNumber: record.sequenceNumber,
+        body,
+        pendingArchive: PENDING,
+        pendingSince: `${record.timestamp}#${record.firmId}#${padSequence(record.sequenceNumber)}`,
+      },
+    },
+  };
+}
+
+export async function deleteOutbox(deps: Deps, firmId: string, sequenceNumber: number): Promise<void> {
+  await deps.db.send(
+    new DeleteCommand({ TableName: deps.tables.ledger, Key: keys.ledgerOutbox(firmId, sequenceNumber) }),
+  );
+}
+
+/** Outbox entries pending since before `olderThan` (ISO time), oldest first, across all firms. */
+export async function listPendingOutbox(
+  deps: Deps,
+  olderThan: string,
+  limit: number,
+): Promise<OutboxEntry[]> {
+  const { Items = [] } = await deps.db.send(
+    new QueryCommand({
+      TableName: deps.tables.ledger,
+      IndexName: LEDGER_PENDING_ARCHIVE,
+      KeyConditionExpression: 'pendingArchive = :p AND pendingSince < :t',
+      ExpressionAttributeValues: { ':p': PENDING, ':t': olderThan },
+      Limit: limit,
+    }),
+  );
+  return Items.map((i) => ({
+    firmId: i.firmId as string,
+    sequenceNumber: i.sequenceNumber as number,
+    body: i.body as string,
+    pendingSince: i.pendingSince as string,
+  }));
+}
+
+export async function getOutbox(
+  deps: Deps,
+  firmId: string,
+  sequenceNumber: number,
+): Promise<OutboxEntry | null> {
+  const { Item } = await deps.db.send(
+    new GetCommand({
+      TableName: deps.tables.ledger,
+      Key: keys.ledgerOutbox(firmId, sequenceNumber),
+      ConsistentRead: true,
+    }),
+  );
+  return Item
+    ? { firmId, sequenceNumber, body: Item.body as string, pendingSince: Item.pendingSince as string }
+    : null;
+}
