@@ -8,7 +8,11 @@ import { ConflictError } from '../../errors.js';
 import { recordOf, type LedgerRecord } from '../../ledger/record.js';
 import { checkRecord } from '../../ledger/verify.js';
 import type { Deps } from '../../runtime/deps.js';
-import { immutableFirmPrefix, immutableSequencePrefix, parseImmutableRecordKey } from '../../store/immutable-layout.js';
+import {
+  immutableFirmPrefix,
+  immutableSequencePrefix,
+  parseImmutableRecordKey,
+} from '../../store/immutable-layout.js';
 import { getRecordBySequence, rowsWithRecordId } from '../../store/ledger-store.js';
 
 export interface ImmutableCopy {
