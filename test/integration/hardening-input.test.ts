@@ -6,10 +6,14 @@ import { api, createFirm, type ApiResponse, type TestFirm } from './helpers.js';
  * the numbers and escapes reach the service exactly as written.
  */
 
-function expectRefused(response: ApiResponse, detailPath?: string | RegExp): void {
+interface ErrorEnvelope {
+  error: { code: string; requestId: string; details: { path: string; message: string }[] };
+}
+
+function expectRefused(response: ApiResponse<ErrorEnvelope>, detailPath?: string | RegExp): void {
   expect(response.status).toBe(400);
   expect(response.body.error).toMatchObject({ code: 'VALIDATION_ERROR', requestId: expect.any(String) });
-  const details = response.body.error.details as { path: string; message: string }[];
+  const details = response.body.error.details;
   expect(details.length).toBeGreaterThan(0);
   for (const detail of details)
     expect(detail).toEqual({ path: expect.any(String), message: expect.any(String) });
