@@ -1,36 +1,38 @@
 import { CfnOutput, Stack } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
 import {
+  CfnRoute,
   HttpApi,
-  HttpIntegrationType,
   HttpMethod,
-  HttpRouteIntegration,
-  IntegrationCredentials,
+  HttpRouteKey,
   LogGroupLogDestination,
-  PayloadFormatVersion,
-  type HttpRouteIntegrationBindOptions,
-  type HttpRouteIntegrationConfig,
+  type HttpIntegration,
 } from 'aws-cdk-lib/aws-apigatewayv2';
-import { PolicyStatement, Role, ServicePrincipal, type IRole } from 'aws-cdk-lib/aws-iam';
-import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { httpRoutes } from '../shared/routes.js';
 import type { RouteDef } from '../shared/routes/route.js';
-import { applyRoutePermissions, type ServiceResources } from './permissions.js';
+import type { ServiceResources } from './permissions.js';
 import { acknowledge } from './nag.js';
-import { ServiceFunction } from './service-function.js';
+import { pascal } from './queues.js';
+import { RouteArea } from './route-area.js';
+import type { ServiceFunction } from './service-function.js';
 import type { StageSettings } from './stage.js';
 
 export interface ApiProps {
   stage: StageSettings;
-  routes: readonly RouteDef[];
+  /** The route table by area: each area becomes a nested stack (lib/route-area.ts). */
+  routeAreas: Readonly<Record<string, readonly RouteDef[]>>;
   resources: ServiceResources;
 }
 
 /**
  * The HTTP API: one function per route of the route table, each (method, path) of httpRoutes() wired to its
- * route's function, so a /v1/principal alias reaches the very function of its /v1/review route.
+ * route's function, so a /v1/principal alias reaches the very function of its /v1/review route. The API, its
+ * stage, route keys, logs and invoke role live in this stack; each area's functions and integrations live in a
+ * nested stack of their own (lib/route-area.ts), which keeps every template far below CloudFormation's 500
+ * resources (docs/architecture.md §9).
  * Authentication happens in the functions (API key or OIDC token, see shared/http/handler.ts), which is why
  * the routes carry no API Gateway authorizer.
  */
@@ -91,50 +93,39 @@ export class Api extends Construct {
       assumedBy: new ServicePrincipal('apigateway.amazonaws.com'),
       description: `Lets the ${stage.name} HTTP API invoke its route functions`,
     });
-    const integrations = new Map<RouteDef, HttpRouteIntegration>();
-    for (const route of props.routes) {
-      if (this.functions.has(route.operationId))
-        throw new Error(`Two routes share the operationId ${route.operationId}`);
-      const fn = new ServiceFunction(this, route.operationId, {
-        module: route.handler,
+    const integrations = new Map<RouteDef, HttpIntegration>();
+    for (const [area, routes] of Object.entries(props.routeAreas)) {
+      const nested = new RouteArea(this, pascal(area), {
         stage,
-        description: `${route.method} ${route.path}: ${route.summary}`,
-        permissions: route.permissions,
+        routes,
+        httpApi: this.httpApi,
+        invokeRole,
         logGroup,
+        resources,
       });
-      applyRoutePermissions(fn, route, resources);
-      // Unqualified ARN only: no version or alias wildcard.
-      invokeRole.addToPrincipalPolicy(
-        new PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [fn.functionArn] }),
-      );
-      this.functions.set(route.operationId, fn);
-      integrations.set(route, new RoleLambdaIntegration(`${route.operationId}Integration`, fn, invokeRole));
+      for (const [operationId, fn] of nested.functions) {
+        if (this.functions.has(operationId))
+          throw new Error(`Two routes share the operationId ${operationId}`);
+        this.functions.set(operationId, fn);
+      }
+      for (const [route, integration] of nested.integrations) integrations.set(route, integration);
     }
-    for (const { method, path, route } of httpRoutes(props.routes)) {
-      this.httpApi.addRoutes({ path, methods: [HttpMethod[method]], integration: integrations.get(route)! });
+    for (const { method, path, route } of httpRoutes([...integrations.keys()])) {
+      // The route keys stay here, at the construct path HttpApi.addRoutes gives them (Api/HttpApi/<METHOD><path>):
+      // API Gateway allows a route key once per API, so a route moved into a nested stack would collide with
+      // its old self during the update. Keeping their logical ids, an update only retargets them.
+      const routeKey = HttpRouteKey.with(path, HttpMethod[method]);
+      const cfnRoute = new CfnRoute(new Construct(this.httpApi, `${method}${path}`), 'Resource', {
+        apiId: this.httpApi.apiId,
+        routeKey: routeKey.key,
+        target: `integrations/${integrations.get(route)!.integrationId}`,
+        authorizationType: 'NONE',
+      });
+      // A route switches to its new integration only once the invoke role may call the new function.
+      cfnRoute.node.addDependency(invokeRole);
     }
 
     // At stack level, so the output keeps the plain name ApiUrl for scripts that read it.
     new CfnOutput(Stack.of(this), 'ApiUrl', { description: 'Base URL of the HTTP API', value: this.url });
-  }
-}
-
-/** A Lambda proxy integration (payload 2.0) that API Gateway calls with a role rather than a permission. */
-class RoleLambdaIntegration extends HttpRouteIntegration {
-  constructor(
-    id: string,
-    private readonly handler: IFunction,
-    private readonly role: IRole,
-  ) {
-    super(id);
-  }
-
-  bind(_options: HttpRouteIntegrationBindOptions): HttpRouteIntegrationConfig {
-    return {
-      type: HttpIntegrationType.AWS_PROXY,
-      uri: this.handler.functionArn,
-      payloadFormatVersion: PayloadFormatVersion.VERSION_2_0,
-      credentials: IntegrationCredentials.fromRole(this.role),
-    };
   }
 }

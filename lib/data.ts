@@ -250,14 +250,14 @@ export class Data extends Construct {
     const objects =
       'Object keys are created at run time (per firm, per record); grants name only the actions the function uses, never delete, retention or legal-hold changes, and keys are firm-scoped in code.';
     for (const bucket of [this.immutableBucket, this.uploadsBucket, this.certificatesBucket]) {
-      acknowledge(fn, wildcardUnder(bucket, '/*'), objects);
-      acknowledge(fn, wildcardUnder(bucket, '/uploads/*'), objects);
+      acknowledge(fn, wildcardUnder(fn, bucket, '/*'), objects);
+      acknowledge(fn, wildcardUnder(fn, bucket, '/uploads/*'), objects);
     }
-    acknowledge(fn, wildcardUnder(this.certificatesBucket, '/certificates/*'), objects);
+    acknowledge(fn, wildcardUnder(fn, this.certificatesBucket, '/certificates/*'), objects);
     for (const table of [this.mainTable, this.ledgerTable])
       acknowledge(
         fn,
-        wildcardUnder(table, '/index/*'),
+        wildcardUnder(fn, table, '/index/*'),
         "Reads the table's own global secondary indexes; tenancy is enforced by the firm partition key in code, which IAM cannot express per request.",
       );
   }

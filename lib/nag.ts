@@ -1,4 +1,4 @@
-import { Stack, Validations, type CfnElement } from 'aws-cdk-lib';
+import { Names, Stack, Validations, type CfnElement } from 'aws-cdk-lib';
 import type { IConstruct } from 'constructs';
 
 /**
@@ -11,8 +11,16 @@ export function acknowledge(scope: IConstruct, rule: string, reason: string): vo
   Validations.of(scope).acknowledge({ id: `AwsSolutions::AwsSolutions-${rule}`, reason });
 }
 
-/** The IAM5 finding for `<resource ARN><suffix>` (e.g. `/*` objects, `/index/*` indexes) of a construct. */
-export function wildcardUnder(resource: IConstruct, suffix: string): string {
-  const logicalId = Stack.of(resource).getLogicalId(resource.node.defaultChild as CfnElement);
-  return `IAM5[Resource::<${logicalId}.Arn>${suffix}]`;
+/**
+ * The IAM5 finding for `<resource ARN><suffix>` (e.g. `/*` objects, `/index/*` indexes) in the policy of
+ * `grantee`. In the resource's own stack the ARN is `<LogicalId.Arn>`; in a nested stack (a route area) it is
+ * the parameter CDK creates for the reference, named `reference-to-<unique id of the resource><attribute>`.
+ */
+export function wildcardUnder(grantee: IConstruct, resource: IConstruct, suffix: string): string {
+  const element = resource.node.defaultChild as CfnElement;
+  const arn =
+    Stack.of(grantee) === Stack.of(resource)
+      ? `${Stack.of(resource).getLogicalId(element)}.Arn`
+      : `reference-to-${Names.nodeUniqueId(element.node)}Arn`.replace(/[^A-Za-z0-9]/g, '');
+  return `IAM5[Resource::<${arn}>${suffix}]`;
 }

@@ -1,6 +1,6 @@
 import { Stack, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
-import { ROUTES } from '../shared/routes.js';
+import { ROUTE_AREAS } from '../shared/routes.js';
 import { ENV } from '../shared/runtime/config.js';
 import type { RouteDef } from '../shared/routes/route.js';
 import { WORKERS, type WorkerDef } from '../shared/workers.js';
@@ -19,8 +19,8 @@ export interface GovernanceLedgerStackProps extends StackProps {
   retentionDays?: number;
   /** Trust this OIDC issuer instead of creating a Cognito user pool. */
   oidc?: OidcSettings;
-  /** @default ROUTES of shared/routes.ts */
-  routes?: readonly RouteDef[];
+  /** The route table by area, each deployed as a nested stack. @default ROUTE_AREAS of shared/routes.ts */
+  routeAreas?: Readonly<Record<string, readonly RouteDef[]>>;
   /** @default WORKERS of shared/workers.ts */
   workers?: readonly WorkerDef[];
   /**
@@ -47,7 +47,7 @@ export class GovernanceLedgerStack extends Stack {
       stage: stageName,
       retentionDays,
       oidc,
-      routes = ROUTES,
+      routeAreas = ROUTE_AREAS,
       workers = WORKERS,
       publicBaseUrl,
       alarmEmail,
@@ -67,7 +67,7 @@ export class GovernanceLedgerStack extends Stack {
     this.queues = new WorkQueues(this, 'Queues', { workers });
     const resources = { data: this.data, signing: this.signing, queues: this.queues, auth: this.auth };
     this.workers = new Workers(this, 'Workers', { stage, workers, resources });
-    this.api = new Api(this, 'Api', { stage, routes, resources });
+    this.api = new Api(this, 'Api', { stage, routeAreas, resources });
     for (const worker of workers) {
       if (worker.needsPublicBaseUrl)
         this.workers.functions

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { App, Validations } from 'aws-cdk-lib';
+import { App, NestedStack, Validations } from 'aws-cdk-lib';
 import { Bucket } from 'aws-cdk-lib/aws-s3';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { GovernanceLedgerStack } from '../../lib/stack.js';
@@ -39,9 +39,13 @@ describe('cdk-nag AwsSolutions', () => {
     expect(report).toBeNull();
   });
 
-  it('reports what is not acknowledged (the check can fail)', () => {
-    const report = nag('dev', {}, (stack) => new Bucket(stack, 'Careless'));
+  it('reports what is not acknowledged, in the root stack and in nested ones (the check can fail)', () => {
+    const report = nag('dev', {}, (stack) => {
+      new Bucket(stack, 'Careless');
+      new Bucket(stack.node.findAll().find(NestedStack.isNestedStack)!, 'NestedCareless');
+    });
     expect(report).toMatch(/AwsSolutions-S10/);
-    expect(report).toMatch(/Careless/);
+    expect(report).toMatch(/GovernanceLedger-dev\/Careless/);
+    expect(report).toMatch(/GovernanceLedger-dev\/Api\/\w+\/NestedCareless/);
   });
 });
