@@ -5,6 +5,19 @@ import tseslint from 'typescript-eslint';
  * `import { z }` drags every zod locale and the JSON Schema converters into each Lambda bundle (459 KB against
  * 91 KB minified, docs/benchmarks.md "Lean functions"); the namespace import tree-shakes.
  */
+/** A test never skips (issue 12): a missing tool fails `npm test` up front (scripts/ensure-test-tools.mjs) instead. */
+const noSkippedTests = [
+  {
+    selector:
+      'MemberExpression[object.name=/^(describe|it|test)$/][property.name=/^(skip|skipIf|runIf|todo|only)$/]',
+    message: 'No skipped, conditional or focused tests: every test runs on every machine.',
+  },
+  {
+    selector: 'Identifier[name=/^[xf](describe|it|test)$/]',
+    message: 'No skipped or focused tests: every test runs on every machine.',
+  },
+];
+
 const zodNamespaceOnly = {
   selector:
     "ImportDeclaration[source.value='zod'][importKind='value'] > ImportSpecifier[imported.name='z'][importKind='value']",
@@ -42,7 +55,10 @@ export default tseslint.config(
   {
     // Tests read untyped JSON response bodies.
     files: ['test/**/*.ts'],
-    rules: { '@typescript-eslint/no-explicit-any': 'off' },
+    rules: {
+      '@typescript-eslint/no-explicit-any': 'off',
+      'no-restricted-syntax': ['error', zodNamespaceOnly, ...noSkippedTests],
+    },
   },
   {
     // Domain rules stay free of AWS: no SDK import below shared/domain or shared/ledger.

@@ -1,8 +1,9 @@
 import * as z from 'zod';
 import { LedgerEventType } from './ledger.js';
 import { Timestamp } from './common.js';
+import { WellFormedString } from './storable-json.js';
 
-export const CertificateIdParam = z.object({ certificateId: z.string().min(1).max(200) });
+export const CertificateIdParam = z.object({ certificateId: WellFormedString.min(1).max(200) });
 
 const Field = z.object({ label: z.string(), value: z.string(), monospace: z.boolean().optional() });
 

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { WellFormedString } from './storable-json.js';
 
 /** Shapes shared by every area: errors, pagination, timestamps. Registered ids become OpenAPI components. */
 export const Timestamp = z.iso
@@ -56,7 +57,7 @@ export function paged<T extends z.ZodType>(item: T, id: string) {
   return z.object({ data: z.array(item), pagination: Pagination }).meta({ id });
 }
 
-export const IdParam = z.object({ id: z.string().min(1).max(200) });
+export const IdParam = z.object({ id: WellFormedString.min(1).max(200) });
 
 export const Health = z.object({ status: z.string(), timestamp: Timestamp }).meta({ id: 'Health' });
 

@@ -2,12 +2,13 @@ import * as z from 'zod';
 import { SLUG_MAX_LENGTH, SLUG_MESSAGE, SLUG_PATTERN } from '../domain/document-types/document-type.js';
 import { Timestamp } from './common.js';
 import { uniqueArray } from './unique-items.js';
+import { WellFormedString } from './storable-json.js';
 
 export const MAX_CHECKLIST_ITEMS = 50;
 
-const Name = z.string().trim().min(1).max(200).meta({ description: 'Display name' });
+const Name = WellFormedString.trim().min(1).max(200).meta({ description: 'Display name' });
 
-const ChecklistItems = uniqueArray(z.string().trim().min(1).max(500), 'checklist item')
+const ChecklistItems = uniqueArray(WellFormedString.trim().min(1).max(500), 'checklist item')
   .min(1)
   .max(MAX_CHECKLIST_ITEMS)
   .meta({ description: `The review checklist: 1 to ${MAX_CHECKLIST_ITEMS} distinct, non-empty items` });
@@ -42,4 +43,4 @@ export const UpdateDocumentTypeBody = z
   })
   .meta({ id: 'UpdateDocumentType', minProperties: 1 });
 
-export const SlugParam = z.object({ slug: z.string().min(1).max(200) });
+export const SlugParam = z.object({ slug: WellFormedString.min(1).max(200) });

@@ -1,8 +1,9 @@
 import * as z from 'zod';
 import { PLANS } from '../store/firm-store.js';
 import { Timestamp } from './common.js';
+import { StorableNumber, WellFormedString } from './storable-json.js';
 
-const Fraction = z.number().min(0).max(1);
+const Fraction = StorableNumber.min(0).max(1);
 
 export const FirmSettings = z
   .object({
@@ -73,18 +74,18 @@ export const ApiKeyCreated = z
   })
   .meta({ id: 'ApiKeyCreated' });
 
-export const CreateApiKeyBody = z.strictObject({ name: z.string().trim().min(1).max(100) });
+export const CreateApiKeyBody = z.strictObject({ name: WellFormedString.trim().min(1).max(100) });
 
-export const KeyIdParam = z.object({ keyId: z.string().min(1).max(200) });
+export const KeyIdParam = z.object({ keyId: WellFormedString.min(1).max(200) });
 
 export const FrnNumber = z.string().regex(/^\d{6,7}$/, 'FCA firm reference numbers have 6 or 7 digits');
 
 /** Input of `ledgerctl firm create`. */
 export const OnboardFirm = z.strictObject({
-  name: z.string().trim().min(1).max(200),
+  name: WellFormedString.trim().min(1).max(200),
   frnNumber: FrnNumber,
   plan: z.enum(PLANS),
-  adminName: z.string().trim().min(1).max(200),
+  adminName: WellFormedString.trim().min(1).max(200),
   adminEmail: z.email(),
-  adminFcaRef: z.string().trim().min(1).max(20).nullable().optional(),
+  adminFcaRef: WellFormedString.trim().min(1).max(20).nullable().optional(),
 });

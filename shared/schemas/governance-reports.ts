@@ -3,6 +3,7 @@ import { DRIFT_WINDOW_BOUNDS, DRIFT_WINDOW_DEFAULTS } from '../domain/governance
 import { JOB_OUTCOMES } from '../domain/review/jobs.js';
 import { Timestamp } from './common.js';
 import { ReviewJob } from './review.js';
+import { WellFormedString } from './storable-json.js';
 
 const Rate = z
   .number()
@@ -15,7 +16,7 @@ const Interval = z
   .nullable()
   .meta({ description: '95 % Wilson score interval of the rate; null without data' });
 
-const DateOrDateTime = z.string().max(40).meta({
+const DateOrDateTime = WellFormedString.max(40).meta({
   description: 'ISO date (YYYY-MM-DD) or date-time; a date-only `to` means the end of that UTC day',
 });
 
@@ -53,16 +54,14 @@ export const BiasQuery = PeriodQuery.extend({
 });
 
 export const ModelParams = z.object({
-  provider: z.string().min(1).max(200),
-  version: z.string().min(1).max(200),
+  provider: WellFormedString.min(1).max(200),
+  version: WellFormedString.min(1).max(200),
 });
 
-export const JobIdParam = z.object({ jobId: z.string().min(1).max(200) });
+export const JobIdParam = z.object({ jobId: WellFormedString.min(1).max(200) });
 
 export const ExplainabilitySearchQuery = z.object({
-  clientReference: z
-    .string()
-    .min(1)
+  clientReference: WellFormedString.min(1)
     .max(200)
     .meta({ description: 'The firm-assigned client reference (required)' }),
 });

@@ -7,6 +7,7 @@ import {
 } from '../domain/governance/impact-assessments.js';
 import { Timestamp } from './common.js';
 import { ActorSummary } from './governance-actors.js';
+import { WellFormedString } from './storable-json.js';
 
 const OutcomeAssessment = z.object({
   response: z.string(),
@@ -14,7 +15,7 @@ const OutcomeAssessment = z.object({
 });
 
 const OutcomeAssessmentPatch = z.strictObject({
-  response: z.string().max(20_000).optional(),
+  response: WellFormedString.max(20_000).optional(),
   riskRating: z
     .enum(RISK_RATINGS)
     .optional()
@@ -53,13 +54,11 @@ const OutcomesPatch = z
   });
 
 /** Model identity as jobs declare it in aiContext.model; "#" is refused (it separates the index key). */
-const ModelField = z
-  .string()
-  .min(1)
+const ModelField = WellFormedString.min(1)
   .max(200)
   .regex(/^[^#]+$/, 'must not contain "#"');
 
-const text = (max: number) => z.string().trim().min(1).max(max);
+const text = (max: number) => WellFormedString.trim().min(1).max(max);
 
 export const CreateImpactAssessmentBody = z
   .strictObject({

@@ -9,17 +9,18 @@ import {
 import { Timestamp } from './common.js';
 import { ActorSummary } from './governance-actors.js';
 import { uniqueArray } from './unique-items.js';
+import { StorableJsonObject, WellFormedString } from './storable-json.js';
 
-const text = (max: number) => z.string().trim().min(1).max(max);
+const text = (max: number) => WellFormedString.trim().min(1).max(max);
 const ulidId = (prefix: string) => z.string().regex(new RegExp(`^${prefix}_[0-9A-HJKMNP-TV-Z]{26}$`));
 
 /** Most affected jobs or records one incident lists. */
 export const MAX_AFFECTED = 100;
 
-export const IncidentParams = z.object({ id: z.string().min(1).max(200) });
+export const IncidentParams = z.object({ id: WellFormedString.min(1).max(200) });
 export const RemediationParams = z.object({
-  id: z.string().min(1).max(200),
-  remediationId: z.string().min(1).max(200),
+  id: WellFormedString.min(1).max(200),
+  remediationId: WellFormedString.min(1).max(200),
 });
 
 export const CreateIncidentBody = z
@@ -35,7 +36,7 @@ export const CreateIncidentBody = z
       description:
         'Ledger record ids (rec_<ULID>); checked for form only, since an incident may concern a record that was deleted or tampered with',
     }),
-    metadata: z.record(z.string(), z.unknown()).default({}),
+    metadata: StorableJsonObject.default({}),
   })
   .meta({ id: 'CreateIncident' });
 
@@ -45,9 +46,7 @@ export const UpdateIncidentBody = z
       description:
         'OPEN -> INVESTIGATING, REMEDIATING, RESOLVED, CLOSED; INVESTIGATING <-> REMEDIATING; either -> RESOLVED, CLOSED; RESOLVED -> CLOSED. CLOSED is final.',
     }),
-    rootCause: z
-      .string()
-      .trim()
+    rootCause: WellFormedString.trim()
       .min(1)
       .max(20_000)
       .nullable()

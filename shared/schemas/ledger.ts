@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { LEDGER_EVENT_TYPES } from '../ledger/event-types.js';
 import { PageQuery, Timestamp, paged } from './common.js';
+import { WellFormedString } from './storable-json.js';
 
 const Hex64 = z.string().regex(/^[0-9a-f]{64}$/, 'must be 64 lowercase hex characters');
 
@@ -40,9 +41,9 @@ export const ListRecordsQuery = PageQuery.extend({
     description: 'Inclusive lower bound on timestamp (any offset)',
   }),
   endDate: TimestampBound.optional().meta({ description: 'Inclusive upper bound on timestamp (any offset)' }),
-  actorId: z.string().min(1).max(200).optional(),
+  actorId: WellFormedString.min(1).max(200).optional(),
   documentHash: Hex64.optional(),
-  documentReference: z.string().min(1).max(200).optional(),
+  documentReference: WellFormedString.min(1).max(200).optional(),
   order: z
     .enum(['desc', 'asc'])
     .default('desc')

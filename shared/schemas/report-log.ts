@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { REPORT_TYPES } from '../domain/governance/report-log.js';
 import { Timestamp } from './common.js';
 import { ActorSummary } from './governance-actors.js';
+import { StorableJsonObject } from './storable-json.js';
 
 const PeriodBound = z.union([z.iso.date(), z.iso.datetime({ offset: true })]);
 
@@ -18,7 +19,7 @@ export const CreateReportLogBody = z
     periodTo: PeriodBound.meta({
       description: 'ISO date (end of that UTC day, 23:59:59.999) or date-time; not before periodFrom',
     }),
-    metadata: z.record(z.string(), z.unknown()).default({}),
+    metadata: StorableJsonObject.default({}),
   })
   .meta({ id: 'CreateReportLogEntry' });
 

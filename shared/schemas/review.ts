@@ -10,12 +10,16 @@ import { CHECKLIST_ANSWERS, REVIEW_ACTIONS } from '../domain/review/workflow.js'
 import { ROLES } from '../domain/auth/principal.js';
 import { PageQuery, Timestamp, paged } from './common.js';
 import { uniqueArray } from './unique-items.js';
+import {
+  STORABLE_JSON_DESCRIPTION,
+  StorableJsonObject,
+  storableObject,
+  WellFormedString,
+} from './storable-json.js';
 
 export const CreateUploadBody = z
   .strictObject({
-    filename: z
-      .string()
-      .min(1)
+    filename: WellFormedString.min(1)
       .max(MAX_FILENAME_LENGTH)
       .refine((name) => !FORBIDDEN_FILENAME_CHARS.test(name), {
         message: 'filename must not contain path separators or control characters',
@@ -47,35 +51,37 @@ export const Upload = z
 
 const AiModel = z
   .object({
-    provider: z.string().min(1).max(200),
-    version: z.string().min(1).max(200),
+    provider: WellFormedString.min(1).max(200),
+    version: WellFormedString.min(1).max(200),
   })
   .meta({ description: 'The AI model that produced the document: the impact-assessment gate matches on it' });
 
-export const AiContext = z.looseObject({ model: AiModel.optional() }).meta({
+export const AiContext = storableObject(z.looseObject({ model: AiModel.optional() })).meta({
   id: 'AiContext',
   description:
-    'AI lineage: model identity (model: {provider, version}), inputs, outputs, decision factors, confidence, guardrails. Members other than model are kept as supplied.',
+    'AI lineage: model identity (model: {provider, version}), inputs, outputs, decision factors, confidence, guardrails. Members other than model are kept as supplied, as long as they are storable JSON (see factFindSummary).',
 });
 
-const ClientSegments = z.record(z.string().max(100), z.string().max(200)).meta({
+const ClientSegments = z.record(WellFormedString.min(1).max(100), WellFormedString.max(200)).meta({
   description:
     'Anonymised categorical labels (for example ageBand, riskProfile, productType): plain strings only',
 });
 
 export const SubmitJobBody = z
   .strictObject({
-    documentKey: z.string().min(1).max(1000).meta({
+    documentKey: WellFormedString.min(1).max(1000).meta({
       description: 'documentKey from POST /v1/review/uploads; the PUT must have completed. Usable once.',
     }),
-    documentType: z.string().min(1).max(200).meta({ description: 'A document type slug the firm knows' }),
-    clientReference: z
-      .string()
-      .min(1)
+    documentType: WellFormedString.min(1)
+      .max(200)
+      .meta({ description: 'A document type slug the firm knows' }),
+    clientReference: WellFormedString.min(1)
       .max(200)
       .meta({ description: 'Stable client identifier (not a name)' }),
-    documentReference: z.string().min(1).max(200).meta({ description: 'Stable document identifier' }),
-    factFindSummary: z.record(z.string(), z.unknown()).meta({ description: 'As supplied; stored verbatim' }),
+    documentReference: WellFormedString.min(1).max(200).meta({ description: 'Stable document identifier' }),
+    factFindSummary: StorableJsonObject.meta({
+      description: `As supplied; stored verbatim. ${STORABLE_JSON_DESCRIPTION}`,
+    }),
     priority: z.enum(JOB_PRIORITIES).default('STANDARD'),
     aiContext: AiContext.nullable().optional(),
     vulnerabilityFlags: uniqueArray(z.enum(VULNERABILITY_FLAGS), 'vulnerability flag')
@@ -155,30 +161,28 @@ export const ReviewQueuePage = paged(ReviewJob, 'ReviewQueuePage');
 
 const ChecklistAnswer = z
   .strictObject({
-    item: z
-      .string()
-      .min(1)
+    item: WellFormedString.min(1)
       .max(500)
       .meta({ description: "A checklist item of the job's document type, verbatim" }),
     answer: z.enum(CHECKLIST_ANSWERS),
-    note: z.string().max(2000).optional(),
+    note: WellFormedString.max(2000).optional(),
   })
   .meta({ id: 'ChecklistAnswer' });
 
 const Annotation = z
   .strictObject({
     page: z.int().min(1).optional().meta({ description: 'Page of the document the note is about' }),
-    text: z.string().min(1).max(2000),
+    text: WellFormedString.min(1).max(2000),
   })
   .meta({ id: 'Annotation' });
 
 export const CompleteJobBody = z
   .strictObject({
     outcome: z.enum(JOB_OUTCOMES),
-    outcomeReason: z.string().max(5000).nullable().optional().meta({
+    outcomeReason: WellFormedString.max(5000).nullable().optional().meta({
       description: 'Required (non-blank) for REJECTED; optional otherwise',
     }),
-    modifications: z.string().max(20000).nullable().optional().meta({
+    modifications: WellFormedString.max(20000).nullable().optional().meta({
       description:
         'Required (non-blank) for APPROVED_WITH_MODIFICATIONS and stored verbatim; refused otherwise',
     }),
@@ -194,7 +198,7 @@ export const CompleteJobBody = z
 
 export const EscalateJobBody = z
   .strictObject({
-    reason: z.string().trim().min(1).max(2000).meta({ description: 'Why senior sign-off is needed' }),
+    reason: WellFormedString.trim().min(1).max(2000).meta({ description: 'Why senior sign-off is needed' }),
   })
   .meta({ id: 'EscalateReviewJob' });
 

@@ -4,6 +4,7 @@ import { DEFAULT_ROLE, FCA_REF_MESSAGE, FCA_REF_PATTERN } from '../domain/users/
 import { QUALIFICATIONS } from '../store/user-store.js';
 import { Timestamp } from './common.js';
 import { uniqueArray } from './unique-items.js';
+import { WellFormedString } from './storable-json.js';
 
 const Qualifications = uniqueArray(z.enum(QUALIFICATIONS), 'qualification').meta({
   description: 'Professional qualifications, used by routing; each at most once',
@@ -35,7 +36,7 @@ export const User = z
 
 export const CreateUserBody = z
   .strictObject({
-    name: z.string().trim().min(1).max(200),
+    name: WellFormedString.trim().min(1).max(200),
     email: z
       .email()
       .max(254)

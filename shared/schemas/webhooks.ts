@@ -5,11 +5,12 @@ import { MAX_WEBHOOK_URL_LENGTH } from '../domain/webhooks/url-policy.js';
 import { DELIVERY_STATUSES } from '../store/webhook-store.js';
 import { PageQuery, paged, Timestamp } from './common.js';
 import { uniqueArray } from './unique-items.js';
+import { WellFormedString } from './storable-json.js';
 
-const EventName = z
-  .string()
-  .max(100)
-  .meta({ enum: [...SUBSCRIBABLE_EVENTS], description: 'A subscribable webhook event name' });
+const EventName = WellFormedString.max(100).meta({
+  enum: [...SUBSCRIBABLE_EVENTS],
+  description: 'A subscribable webhook event name',
+});
 
 /** The subscribed events: at least one, no repeats, each one of the twelve names (each bad one reported). */
 const EventNames = uniqueArray(EventName, 'event name')
@@ -23,7 +24,7 @@ const EventNames = uniqueArray(EventName, 'event name')
   .transform((names) => names as WebhookEventName[]);
 
 export const CreateWebhookBody = z.strictObject({
-  url: z.string().min(1).max(MAX_WEBHOOK_URL_LENGTH).meta({
+  url: WellFormedString.min(1).max(MAX_WEBHOOK_URL_LENGTH).meta({
     format: 'uri',
     description:
       'https URL on a public address (private, loopback, link-local and metadata addresses are refused, also when a host name resolves to one at delivery time). The embedded development stack also accepts http on 127.0.0.1 and localhost.',
@@ -48,10 +49,10 @@ export const Webhook = z
   })
   .meta({ id: 'Webhook' });
 
-export const WebhookIdParam = z.object({ id: z.string().min(1).max(200) });
+export const WebhookIdParam = z.object({ id: WellFormedString.min(1).max(200) });
 export const DeliveryParams = z.object({
-  id: z.string().min(1).max(200),
-  deliveryId: z.string().min(1).max(200),
+  id: WellFormedString.min(1).max(200),
+  deliveryId: WellFormedString.min(1).max(200),
 });
 
 export const DeliveriesQuery = PageQuery.extend({

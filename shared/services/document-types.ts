@@ -10,6 +10,7 @@ import { ConflictError, NotFoundError } from '../errors.js';
 import { newId } from '../ids.js';
 import { isoNow } from '../ports/clock.js';
 import type { Deps } from '../runtime/deps.js';
+import { LOST_RACE, retryOnLostRace } from '../store/lost-race.js';
 import {
   getDocumentType,
   insertDocumentType,
@@ -62,7 +63,10 @@ export async function addDocumentType(
     createdAt: now,
     updatedAt: now,
   };
-  if (!(await insertDocumentType(deps, item)))
+  const outcome = await insertDocumentType(deps, item);
+  if (outcome.status === 'conflict')
+    throw new ConflictError('The document type was changed concurrently; retry');
+  if (outcome.status === 'condition-failed')
     throw new ConflictError(`The firm already has a document type ${input.slug}`);
   return item;
 }
@@ -82,23 +86,30 @@ export async function patchDocumentType(
   change: DocumentTypeChange,
 ): Promise<DocumentType> {
   if (!isValidSlug(slug)) throw new NotFoundError('Document type not found');
-  for (let attempt = 1; attempt <= PATCH_ATTEMPTS; attempt++) {
-    const now = isoNow(deps.clock);
-    const updated = await updateDocumentType(deps, firmId, slug, change, now);
-    if (updated) return updated;
-    const fallback = platformDefault(slug);
-    if (!fallback) throw new NotFoundError('Document type not found');
-    const override: DocumentType = {
-      id: newId('documentType'),
-      firmId,
-      slug,
-      name: change.name ?? fallback.name,
-      checklistItems: change.checklistItems ?? fallback.checklistItems,
-      createdAt: now,
-      updatedAt: now,
-    };
-    if (await insertDocumentType(deps, override)) return override;
-    // Another request created the override first: apply this change to it.
-  }
-  throw new ConflictError('The document type was changed concurrently; retry');
+  return retryOnLostRace(
+    async () => {
+      const now = isoNow(deps.clock);
+      const updated = await updateDocumentType(deps, firmId, slug, change, now);
+      if (updated.status === 'committed') return updated.item;
+      if (updated.status === 'conflict') return LOST_RACE;
+      const fallback = platformDefault(slug);
+      if (!fallback) throw new NotFoundError('Document type not found');
+      const override: DocumentType = {
+        id: newId('documentType'),
+        firmId,
+        slug,
+        name: change.name ?? fallback.name,
+        checklistItems: change.checklistItems ?? fallback.checklistItems,
+        createdAt: now,
+        updatedAt: now,
+      };
+      const inserted = await insertDocumentType(deps, override);
+      // Not committed: another request created the override first (apply this change to it) or was writing it.
+      return inserted.status === 'committed' ? override : LOST_RACE;
+    },
+    {
+      attempts: PATCH_ATTEMPTS,
+      exhausted: () => new ConflictError('The document type was changed concurrently; retry'),
+    },
+  );
 }

@@ -7,7 +7,7 @@ import {
   type FirmSettings,
 } from '../domain/firm/settings.js';
 import { ConflictError, NotFoundError, ValidationError } from '../errors.js';
-import { appendRecord } from '../ledger-writer/append.js';
+import { appendUnlessRaced } from '../ledger-writer/append.js';
 import type { Deps } from '../runtime/deps.js';
 import {
   getFirm,
@@ -18,7 +18,7 @@ import {
 } from '../store/firm-store.js';
 import { SK_PREFIX } from '../store/keys.js';
 import { readHead } from '../store/ledger-store.js';
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { LOST_RACE, retryOnLostRace } from '../store/lost-race.js';
 
 export async function loadFirm(deps: Deps, firmId: string): Promise<FirmItem> {
   const firm = await getFirm(deps, firmId);
@@ -50,45 +50,43 @@ export async function changeSettings(
   principal: Principal,
   update: Partial<FirmSettings>,
 ): Promise<FirmSettings> {
-  for (let attempt = 1; attempt <= SETTINGS_ATTEMPTS; attempt++) {
-    const firm = await loadFirm(deps, principal.firmId);
-    const current = effectiveSettings(firm.settings);
-    const changes = diffSettings(current, update);
-    if (changes.length === 0) return current;
-    const next = { ...current, ...Object.fromEntries(changes.map((c) => [c.field, c.to])) } as FirmSettings;
-    const problems = crossFieldProblems(next);
-    if (problems.length > 0) throw new ValidationError('Settings are inconsistent', problems);
-    const stored = { ...firm.settings, ...Object.fromEntries(changes.map((c) => [c.field, c.to])) };
-    try {
-      if (isComplianceRelevant(changes)) {
-        const actor = actorOf(principal);
-        await appendRecord(
-          deps,
-          {
-            firmId: firm.id,
-            eventType: 'FIRM_SETTINGS_UPDATED',
-            actor,
-            documentMetadata: {
-              actorType: actorType(principal),
-              actorId: actor.id,
-              actorName: actor.name,
-              changes,
-            },
+  return retryOnLostRace(
+    async () => {
+      const firm = await loadFirm(deps, principal.firmId);
+      const current = effectiveSettings(firm.settings);
+      const changes = diffSettings(current, update);
+      if (changes.length === 0) return current;
+      const next = { ...current, ...Object.fromEntries(changes.map((c) => [c.field, c.to])) } as FirmSettings;
+      const problems = crossFieldProblems(next);
+      if (problems.length > 0) throw new ValidationError('Settings are inconsistent', problems);
+      const stored = { ...firm.settings, ...Object.fromEntries(changes.map((c) => [c.field, c.to])) };
+      if (!isComplianceRelevant(changes))
+        return (await updateSettings(deps, firm, stored)) ? next : LOST_RACE;
+      const actor = actorOf(principal);
+      // LOST_RACE: the settings' version moved (re-read and decide again).
+      const record = await appendUnlessRaced(
+        deps,
+        {
+          firmId: firm.id,
+          eventType: 'FIRM_SETTINGS_UPDATED',
+          actor,
+          documentMetadata: {
+            actorType: actorType(principal),
+            actorId: actor.id,
+            actorName: actor.name,
+            changes,
           },
-          { with: [settingsUpdateItem(deps, firm, stored)], onConflict: () => new VersionMoved() },
-        );
-      } else {
-        await updateSettings(deps, firm, stored);
-      }
-      return next;
-    } catch (error) {
-      if (!(error instanceof VersionMoved || error instanceof ConditionalCheckFailedException)) throw error;
-    }
-  }
-  throw new ConflictError('Settings were changed concurrently; retry the update');
+        },
+        [settingsUpdateItem(deps, firm, stored)],
+      );
+      return record === LOST_RACE ? LOST_RACE : next;
+    },
+    {
+      attempts: SETTINGS_ATTEMPTS,
+      exhausted: () => new ConflictError('Settings were changed concurrently; retry the update'),
+    },
+  );
 }
-
-class VersionMoved extends Error {}
 
 export async function firmStats(deps: Deps, firmId: string) {
   const [head, certificateCount, jobCount] = await Promise.all([

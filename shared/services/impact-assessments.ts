@@ -19,7 +19,7 @@ import {
 } from '../domain/governance/impact-assessments.js';
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../errors.js';
 import { isId, newId } from '../ids.js';
-import { appendRecord } from '../ledger-writer/append.js';
+import { appendUnlessRaced } from '../ledger-writer/append.js';
 import { isoNow } from '../ports/clock.js';
 import type { Deps } from '../runtime/deps.js';
 import {
@@ -33,8 +33,8 @@ import {
   type AssessmentChange,
   type ImpactAssessmentItem,
 } from '../store/impact-assessment-store.js';
-import type { TransactItem } from '../store/conditional-write.js';
-import { commitConditional } from '../store/versioned-writes.js';
+import { writeConditionally, type TransactItem } from '../store/conditional-write.js';
+import { LOST_RACE, retryOnLostRace, type LostRace } from '../store/lost-race.js';
 
 export type PublicAssessment = Omit<ImpactAssessmentItem, 'version'>;
 
@@ -120,9 +120,7 @@ export interface AssessmentUpdate extends Partial<NewAssessmentInput> {
 }
 
 const ATTEMPTS = 5;
-
-/** A lost race on the assessment or its model's index: re-read and decide again. */
-class Moved extends Error {}
+const changedConcurrently = () => new ConflictError('The impact assessment was changed concurrently; retry');
 
 /**
  * Edits fields and/or moves the status. Checks, in order: approval by anyone but a signed-in LEAD_REVIEWER or
@@ -141,43 +139,43 @@ export async function changeAssessment(
     throw new ForbiddenError(
       'Approving an impact assessment requires a signed-in LEAD_REVIEWER or FIRM_ADMIN (API keys cannot approve)',
     );
-  for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {
-    const current = await load(deps, principal.firmId, id);
-    if (isImmutable(current.status))
-      throw new ConflictError(`A ${current.status} impact assessment is immutable`);
-    const target = update.status ?? current.status;
-    if (!canTransition(current.status, target))
-      throw new ConflictError(`An impact assessment cannot move from ${current.status} to ${target}`);
+  return retryOnLostRace(
+    async () => {
+      const current = await load(deps, principal.firmId, id);
+      if (isImmutable(current.status))
+        throw new ConflictError(`A ${current.status} impact assessment is immutable`);
+      const target = update.status ?? current.status;
+      if (!canTransition(current.status, target))
+        throw new ConflictError(`An impact assessment cannot move from ${current.status} to ${target}`);
 
-    const next = {
-      useCase: update.useCase ?? current.useCase,
-      description: update.description ?? current.description,
-      modelProvider: update.modelProvider === undefined ? current.modelProvider : update.modelProvider,
-      modelVersion: update.modelVersion === undefined ? current.modelVersion : update.modelVersion,
-      outcomes: mergeOutcomes(current.outcomes, update.outcomes),
-      status: target,
-    };
-    checkModelPair(next.modelProvider, next.modelVersion);
-    const change: AssessmentChange = Object.fromEntries(
-      Object.entries(next).filter(
-        ([field, value]) =>
-          JSON.stringify(value) !== JSON.stringify(current[field as keyof ImpactAssessmentItem]),
-      ),
-    );
-    if (Object.keys(change).length === 0) return presentAssessment(current);
-    const now = isoNow(deps.clock);
-    change.updatedAt = now;
+      const next = {
+        useCase: update.useCase ?? current.useCase,
+        description: update.description ?? current.description,
+        modelProvider: update.modelProvider === undefined ? current.modelProvider : update.modelProvider,
+        modelVersion: update.modelVersion === undefined ? current.modelVersion : update.modelVersion,
+        outcomes: mergeOutcomes(current.outcomes, update.outcomes),
+        status: target,
+      };
+      checkModelPair(next.modelProvider, next.modelVersion);
+      const change: AssessmentChange = Object.fromEntries(
+        Object.entries(next).filter(
+          ([field, value]) =>
+            JSON.stringify(value) !== JSON.stringify(current[field as keyof ImpactAssessmentItem]),
+        ),
+      );
+      if (Object.keys(change).length === 0) return presentAssessment(current);
+      const now = isoNow(deps.clock);
+      change.updatedAt = now;
 
-    try {
-      if (target === 'APPROVED')
-        return presentAssessment(await approve(deps, principal, current, change, now));
-      if (await updateAssessment(deps, current, change))
-        return presentAssessment({ ...current, ...change, version: current.version + 1 });
-    } catch (error) {
-      if (!(error instanceof Moved)) throw error;
-    }
-  }
-  throw new ConflictError('The impact assessment was changed concurrently; retry');
+      if (target === 'APPROVED') {
+        const approved = await approve(deps, principal, current, change, now);
+        return approved === LOST_RACE ? LOST_RACE : presentAssessment(approved);
+      }
+      if (!(await updateAssessment(deps, current, change))) return LOST_RACE;
+      return presentAssessment({ ...current, ...change, version: current.version + 1 });
+    },
+    { attempts: ATTEMPTS, exhausted: changedConcurrently },
+  );
 }
 
 async function approve(
@@ -186,7 +184,7 @@ async function approve(
   current: ImpactAssessmentItem,
   change: AssessmentChange,
   now: string,
-): Promise<ImpactAssessmentItem> {
+): Promise<ImpactAssessmentItem | LostRace> {
   if (principal.kind !== 'user') throw new ForbiddenError('API keys cannot approve impact assessments');
   const approved: ImpactAssessmentItem = {
     ...current,
@@ -206,7 +204,8 @@ async function approve(
     const set = withApproval(index.approved, approved.id, now);
     extra.push(modelIndexWriteItem(deps, current.firmId, model, index, set, latestApproval(set)));
   }
-  const record = await appendRecord(
+  // LOST_RACE: the assessment's version or its model's index moved (re-read and decide again).
+  const record = await appendUnlessRaced(
     deps,
     {
       firmId: current.firmId,
@@ -229,21 +228,18 @@ async function approve(
         signedOffAt: now,
       },
     },
-    {
-      with: (sealed) => [
-        assessmentUpdateItem(deps, current, {
-          ...change,
-          signedOffAt: now,
-          signedOffById: approved.signedOffById,
-          signedOffBy: approved.signedOffBy,
-          ledgerRecordId: sealed.id,
-        }),
-        ...extra,
-      ],
-      onConflict: () => new Moved(),
-    },
+    (sealed) => [
+      assessmentUpdateItem(deps, current, {
+        ...change,
+        signedOffAt: now,
+        signedOffById: approved.signedOffById,
+        signedOffBy: approved.signedOffBy,
+        ledgerRecordId: sealed.id,
+      }),
+      ...extra,
+    ],
   );
-  return { ...approved, ledgerRecordId: record.id };
+  return record === LOST_RACE ? LOST_RACE : { ...approved, ledgerRecordId: record.id };
 }
 
 /**
@@ -256,24 +252,26 @@ export async function supersedeAssessment(
   principal: Principal,
   id: string,
 ): Promise<PublicAssessment> {
-  for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {
-    const current = await load(deps, principal.firmId, id);
-    if (!canSupersede(current.status))
-      throw new ConflictError(
-        `Only an APPROVED impact assessment can be superseded (this one is ${current.status})`,
-      );
-    const change: AssessmentChange = { status: 'SUPERSEDED', updatedAt: isoNow(deps.clock) };
-    const items = [assessmentUpdateItem(deps, current, change)];
-    if (current.modelProvider !== null && current.modelVersion !== null) {
-      const model = { provider: current.modelProvider, version: current.modelVersion };
-      const index = await getModelIndex(deps, current.firmId, model.provider, model.version);
-      if (current.id in index.approved) {
-        const set = withoutApproval(index.approved, current.id);
-        items.push(modelIndexWriteItem(deps, current.firmId, model, index, set, latestApproval(set)));
+  return retryOnLostRace(
+    async () => {
+      const current = await load(deps, principal.firmId, id);
+      if (!canSupersede(current.status))
+        throw new ConflictError(
+          `Only an APPROVED impact assessment can be superseded (this one is ${current.status})`,
+        );
+      const change: AssessmentChange = { status: 'SUPERSEDED', updatedAt: isoNow(deps.clock) };
+      const items = [assessmentUpdateItem(deps, current, change)];
+      if (current.modelProvider !== null && current.modelVersion !== null) {
+        const model = { provider: current.modelProvider, version: current.modelVersion };
+        const index = await getModelIndex(deps, current.firmId, model.provider, model.version);
+        if (current.id in index.approved) {
+          const set = withoutApproval(index.approved, current.id);
+          items.push(modelIndexWriteItem(deps, current.firmId, model, index, set, latestApproval(set)));
+        }
       }
-    }
-    if (await commitConditional(deps, items))
+      if ((await writeConditionally(deps, items)).status !== 'committed') return LOST_RACE;
       return presentAssessment({ ...current, ...change, version: current.version + 1 });
-  }
-  throw new ConflictError('The impact assessment was changed concurrently; retry');
+    },
+    { attempts: ATTEMPTS, exhausted: changedConcurrently },
+  );
 }

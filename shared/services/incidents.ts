@@ -15,7 +15,7 @@ import {
 } from '../domain/governance/incidents.js';
 import { ConflictError, NotFoundError, ValidationError } from '../errors.js';
 import { isId, newId } from '../ids.js';
-import { appendRecord } from '../ledger-writer/append.js';
+import { appendRecord, appendUnlessRaced } from '../ledger-writer/append.js';
 import { isoNow } from '../ports/clock.js';
 import type { Deps } from '../runtime/deps.js';
 import {
@@ -31,7 +31,9 @@ import {
 } from '../store/incident-store.js';
 import { keys } from '../store/keys.js';
 import { getJob } from '../store/review-job-store.js';
-import { commitConditional, versionedUpdateItem } from '../store/versioned-writes.js';
+import { writeConditionally } from '../store/conditional-write.js';
+import { LOST_RACE, retryOnLostRace } from '../store/lost-race.js';
+import { versionedUpdateItem } from '../store/versioned-writes.js';
 
 /** GET /v1/incidents answers the 200 most recent incidents. */
 export const INCIDENT_LIST_LIMIT = 200;
@@ -168,9 +170,6 @@ export interface IncidentUpdate {
   rootCause?: string | null | undefined;
 }
 
-/** A lost race on the incident: re-read and decide again. */
-class Moved extends Error {}
-
 /**
  * Moves the status and/or sets the root cause. The first move into RESOLVED or CLOSED stamps resolvedAt and
  * writes INCIDENT_RESOLVED in the same transaction, conditional on the version read: of concurrent resolutions
@@ -183,34 +182,35 @@ export async function changeIncident(
   id: string,
   update: IncidentUpdate,
 ): Promise<PublicIncident> {
-  for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {
-    const current = await load(deps, principal.firmId, id);
-    const incident = current.incident;
-    const target = update.status ?? incident.status;
-    if (!canMoveIncident(incident.status, target))
-      throw new ConflictError(`An incident cannot move from ${incident.status} to ${target}`);
-    const now = isoNow(deps.clock);
-    const resolution = resolutionOf(incident.status, target, incident.resolvedAt, now);
-    const change: Partial<IncidentItem> = {};
-    if (target !== incident.status) change.status = target;
-    if (resolution.resolvedAt !== incident.resolvedAt) change.resolvedAt = resolution.resolvedAt;
-    if (update.rootCause !== undefined && update.rootCause !== incident.rootCause)
-      change.rootCause = update.rootCause;
-    if (Object.keys(change).length === 0) return presentIncident(current);
-    if (isFinal(incident.status)) throw new ConflictError('A CLOSED incident is final');
+  return retryOnLostRace(
+    async () => {
+      const current = await load(deps, principal.firmId, id);
+      const incident = current.incident;
+      const target = update.status ?? incident.status;
+      if (!canMoveIncident(incident.status, target))
+        throw new ConflictError(`An incident cannot move from ${incident.status} to ${target}`);
+      const now = isoNow(deps.clock);
+      const resolution = resolutionOf(incident.status, target, incident.resolvedAt, now);
+      const change: Partial<IncidentItem> = {};
+      if (target !== incident.status) change.status = target;
+      if (resolution.resolvedAt !== incident.resolvedAt) change.resolvedAt = resolution.resolvedAt;
+      if (update.rootCause !== undefined && update.rootCause !== incident.rootCause)
+        change.rootCause = update.rootCause;
+      if (Object.keys(change).length === 0) return presentIncident(current);
+      if (isFinal(incident.status)) throw new ConflictError('A CLOSED incident is final');
 
-    const key = keys.incident(incident.firmId, incident.id);
-    const item = versionedUpdateItem(deps, key, incident.version, change);
-    const next = {
-      incident: { ...incident, ...change, version: incident.version + 1 },
-      remediations: current.remediations,
-    };
-    if (!resolution.resolves) {
-      if (await commitConditional(deps, [item])) return presentIncident(next);
-      continue;
-    }
-    try {
-      await appendRecord(
+      const key = keys.incident(incident.firmId, incident.id);
+      const item = versionedUpdateItem(deps, key, incident.version, change);
+      const next = {
+        incident: { ...incident, ...change, version: incident.version + 1 },
+        remediations: current.remediations,
+      };
+      if (!resolution.resolves) {
+        const outcome = await writeConditionally(deps, [item]);
+        return outcome.status === 'committed' ? presentIncident(next) : LOST_RACE;
+      }
+      // LOST_RACE: the incident's version moved (re-read and decide again).
+      const record = await appendUnlessRaced(
         deps,
         {
           firmId: incident.firmId,
@@ -229,14 +229,15 @@ export async function changeIncident(
             resolvedAt: next.incident.resolvedAt,
           },
         },
-        { with: [item], onConflict: () => new Moved() },
+        [item],
       );
-      return presentIncident(next);
-    } catch (error) {
-      if (!(error instanceof Moved)) throw error;
-    }
-  }
-  throw new ConflictError('The incident was changed concurrently; retry');
+      return record === LOST_RACE ? LOST_RACE : presentIncident(next);
+    },
+    {
+      attempts: ATTEMPTS,
+      exhausted: () => new ConflictError('The incident was changed concurrently; retry'),
+    },
+  );
 }
 
 export interface NewRemediationInput {
@@ -266,11 +267,11 @@ export async function addRemediation(
     createdAt: isoNow(deps.clock),
     version: 1,
   };
-  const done = await commitConditional(deps, [
+  const outcome = await writeConditionally(deps, [
     incidentOpenCheck(deps, incident.firmId, incident.id),
     remediationPutItem(deps, remediation),
   ]);
-  if (!done) throw new ConflictError('The incident was closed meanwhile');
+  if (outcome.status !== 'committed') throw new ConflictError('The incident was closed meanwhile');
   return presentRemediation(remediation);
 }
 
@@ -292,39 +293,44 @@ export async function changeRemediation(
   remediationId: string,
   update: RemediationUpdate,
 ): Promise<PublicRemediation> {
-  for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {
-    const { incident, remediations } = await load(deps, principal.firmId, incidentId);
-    const current = remediations.find((r) => r.id === remediationId);
-    if (!current) throw new NotFoundError('Remediation not found');
-    const status = update.status ?? current.status;
-    const next: Record<string, unknown> = {
-      status,
-      completedAt: remediationCompletedAt(current.status, status, current.completedAt, isoNow(deps.clock)),
-      description: update.description ?? current.description,
-      ownerName: update.ownerName === undefined ? current.ownerName : update.ownerName,
-      dueAt:
-        update.dueAt === undefined
-          ? current.dueAt
-          : update.dueAt === null
-            ? null
-            : new Date(update.dueAt).toISOString(),
-    };
-    const change = Object.fromEntries(
-      Object.entries(next).filter(([field, value]) => value !== current[field as keyof RemediationItem]),
-    );
-    if (Object.keys(change).length === 0) return presentRemediation(current);
-    if (isFinal(incident.status)) throw new ConflictError('A CLOSED incident is final');
-    const done = await commitConditional(deps, [
-      incidentOpenCheck(deps, incident.firmId, incident.id),
-      versionedUpdateItem(
-        deps,
-        keys.remediation(incident.firmId, incident.id, current.id),
-        current.version,
-        change,
-      ),
-    ]);
-    if (done)
+  return retryOnLostRace(
+    async () => {
+      const { incident, remediations } = await load(deps, principal.firmId, incidentId);
+      const current = remediations.find((r) => r.id === remediationId);
+      if (!current) throw new NotFoundError('Remediation not found');
+      const status = update.status ?? current.status;
+      const next: Record<string, unknown> = {
+        status,
+        completedAt: remediationCompletedAt(current.status, status, current.completedAt, isoNow(deps.clock)),
+        description: update.description ?? current.description,
+        ownerName: update.ownerName === undefined ? current.ownerName : update.ownerName,
+        dueAt:
+          update.dueAt === undefined
+            ? current.dueAt
+            : update.dueAt === null
+              ? null
+              : new Date(update.dueAt).toISOString(),
+      };
+      const change = Object.fromEntries(
+        Object.entries(next).filter(([field, value]) => value !== current[field as keyof RemediationItem]),
+      );
+      if (Object.keys(change).length === 0) return presentRemediation(current);
+      if (isFinal(incident.status)) throw new ConflictError('A CLOSED incident is final');
+      const outcome = await writeConditionally(deps, [
+        incidentOpenCheck(deps, incident.firmId, incident.id),
+        versionedUpdateItem(
+          deps,
+          keys.remediation(incident.firmId, incident.id, current.id),
+          current.version,
+          change,
+        ),
+      ]);
+      if (outcome.status !== 'committed') return LOST_RACE;
       return presentRemediation({ ...current, ...change, version: current.version + 1 } as RemediationItem);
-  }
-  throw new ConflictError('The remediation was changed concurrently; retry');
+    },
+    {
+      attempts: ATTEMPTS,
+      exhausted: () => new ConflictError('The remediation was changed concurrently; retry'),
+    },
+  );
 }

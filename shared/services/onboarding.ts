@@ -1,8 +1,8 @@
-import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { newId } from '../ids.js';
 import { isoNow } from '../ports/clock.js';
 import type { Deps } from '../runtime/deps.js';
 import { putApiKeyItems } from '../store/api-key-store.js';
+import { writeNew } from '../store/conditional-write.js';
 import { putFirmItem, type FirmItem, type Plan } from '../store/firm-store.js';
 import { putUserItems, type UserItem } from '../store/user-store.js';
 import { mintApiKey } from './api-keys.js';
@@ -49,14 +49,10 @@ export async function onboardFirm(deps: Deps, input: OnboardFirmInput) {
     activeJobId: null,
   };
   const key = mintApiKey(deps, firm.id, 'default');
-  await deps.db.send(
-    new TransactWriteCommand({
-      TransactItems: [
-        putFirmItem(deps, firm),
-        ...putUserItems(deps, admin),
-        ...putApiKeyItems(deps, key.item, key.keyHash),
-      ],
-    }),
+  await writeNew(
+    deps,
+    [putFirmItem(deps, firm), ...putUserItems(deps, admin), ...putApiKeyItems(deps, key.item, key.keyHash)],
+    `firm ${firm.id}`,
   );
   return { firm: presentFirm(firm), admin: presentUser(admin), apiKey: key.key };
 }

@@ -10,10 +10,10 @@ import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '.
 import { newId } from '../ids.js';
 import { isoNow } from '../ports/clock.js';
 import type { Deps } from '../runtime/deps.js';
-import type { TransactItem } from '../store/conditional-write.js';
+import { writeConditionally, type TransactItem } from '../store/conditional-write.js';
+import { LOST_RACE, retryOnLostRace, type LostRace } from '../store/lost-race.js';
 import {
   adminGuardItem,
-  commitUserWrite,
   getUserForUpdate,
   listUsers,
   putUserItems,
@@ -49,6 +49,9 @@ export async function firmUsers(deps: Deps, firmId: string): Promise<PublicUser[
   return (await listUsers(deps, firmId)).map(presentUser);
 }
 
+/** Tries of an invitation's write while concurrent transactions are in the way. */
+const INVITE_ATTEMPTS = 8;
+
 export interface NewUserInput {
   name: string;
   email: string;
@@ -80,9 +83,18 @@ export async function inviteUser(deps: Deps, principal: Principal, input: NewUse
     deactivatedAt: null,
     activeJobId: null,
   };
-  const result = await commitUserWrite(deps, putUserItems(deps, user));
-  if (result === 'conflict') throw new ConflictError('A user with this e-mail already exists in the firm');
-  if (result === 'busy') throw new ConflictError('Users of the firm are being changed concurrently; retry');
+  await retryOnLostRace(
+    async () => {
+      const outcome = await writeConditionally(deps, putUserItems(deps, user));
+      if (outcome.status === 'condition-failed')
+        throw new ConflictError('A user with this e-mail already exists in the firm');
+      return outcome.status === 'committed' ? outcome : LOST_RACE;
+    },
+    {
+      attempts: INVITE_ATTEMPTS,
+      exhausted: () => new ConflictError('Users of the firm are being changed concurrently; retry'),
+    },
+  );
   return presentUser(user);
 }
 
@@ -91,7 +103,8 @@ export interface UserUpdate {
   role?: Role;
 }
 
-const CHANGE_ATTEMPTS = 5;
+/** Tries of a change: a failed condition and a concurrent transaction in the way both re-read the user. */
+const CHANGE_ATTEMPTS = 8;
 
 /**
  * Changes a user's specialist flag and/or role. Any `role` field needs a signed-in FIRM_ADMIN (403 for an
@@ -114,9 +127,8 @@ export async function changeUser(
       update.specialistVulnerability !== user.specialistVulnerability
     )
       change.specialistVulnerability = update.specialistVulnerability;
-    if (Object.keys(change).length === 0) return { user, done: true };
-    const done = await commitChange(deps, user, change);
-    return { user: { ...user, ...change }, done };
+    if (Object.keys(change).length === 0) return user;
+    return (await commitChange(deps, user, change)) ? { ...user, ...change } : LOST_RACE;
   }).then(presentUser);
 }
 
@@ -147,38 +159,43 @@ export async function deactivateFirmUser(
     ]);
   let changed = false;
   const user = await withUser(deps, principal.firmId, userId, async (current) => {
-    if (current.deactivatedAt) return { user: current, done: true };
+    if (current.deactivatedAt) return current;
     const change: UserChange = { deactivatedAt: isoNow(deps.clock), isAvailable: false };
-    const done = await commitChange(deps, current, change);
-    changed = done;
-    return { user: { ...current, ...change }, done };
+    if (!(await commitChange(deps, current, change))) return LOST_RACE;
+    changed = true;
+    return { ...current, ...change };
   });
   return { user: presentUser(user), changed, activeJobId: user.activeJobId };
 }
 
 /**
- * Reads the user (consistently) and applies `attempt` until it is done (its conditional write went through,
- * or nothing needed writing): a lost race re-reads the user and decides again. 404 for an unknown user or
- * one of another firm.
+ * Reads the user (consistently) and applies `decide` until it answers the user (its conditional write went
+ * through, or nothing needed writing): a lost race re-reads the user and decides again. 404 for an unknown
+ * user or one of another firm.
  */
-async function withUser(
+function withUser(
   deps: Deps,
   firmId: string,
   userId: string,
-  attempt: (user: UserItem) => Promise<{ user: UserItem; done: boolean }>,
+  decide: (user: UserItem) => Promise<UserItem | LostRace>,
 ): Promise<UserItem> {
-  for (let i = 1; i <= CHANGE_ATTEMPTS; i++) {
-    const user = await getUserForUpdate(deps, firmId, userId);
-    if (!user) throw new NotFoundError('User not found');
-    const result = await attempt(user);
-    if (result.done) return result.user;
-  }
-  throw new ConflictError('The user was changed concurrently; retry');
+  return retryOnLostRace(
+    async () => {
+      const user = await getUserForUpdate(deps, firmId, userId);
+      if (!user) throw new NotFoundError('User not found');
+      return decide(user);
+    },
+    {
+      attempts: CHANGE_ATTEMPTS,
+      exhausted: () => new ConflictError('The user was changed concurrently; retry'),
+    },
+  );
 }
 
 /**
  * Writes a change; one that takes an active FIRM_ADMIN away also moves the firm's admin guard, after
- * checking that another active FIRM_ADMIN remains. False when a condition failed (re-read and retry).
+ * checking that another active FIRM_ADMIN remains. False when a condition failed or a concurrent transaction
+ * was in the way (re-read and retry).
  */
 async function commitChange(deps: Deps, user: UserItem, change: UserChange): Promise<boolean> {
   const after: RoleState = { role: change.role ?? user.role, deactivatedAt: change.deactivatedAt ?? null };
@@ -190,7 +207,5 @@ async function commitChange(deps: Deps, user: UserItem, change: UserChange): Pro
       throw new ConflictError('The firm must keep at least one active FIRM_ADMIN');
     items.push(adminGuardItem(deps, user.firmId, guard));
   }
-  const result = await commitUserWrite(deps, items);
-  if (result === 'busy') throw new ConflictError('The user is being changed concurrently; retry');
-  return result === 'done';
+  return (await writeConditionally(deps, items)).status === 'committed';
 }

@@ -1,9 +1,8 @@
-import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { Deps } from '../runtime/deps.js';
 import { queryAll, withoutKeys } from './dynamo.js';
 import { keys, SK_PREFIX } from './keys.js';
-import type { TransactItem } from './conditional-write.js';
+import { writeConditionally, writeNew, type TransactItem } from './conditional-write.js';
 
 export interface ApiKeyItem {
   id: string;
@@ -42,7 +41,7 @@ export function putApiKeyItems(deps: Deps, key: ApiKeyItem, keyHash: string): Tr
 }
 
 export async function createApiKey(deps: Deps, key: ApiKeyItem, keyHash: string): Promise<void> {
-  await deps.db.send(new TransactWriteCommand({ TransactItems: putApiKeyItems(deps, key, keyHash) }));
+  await writeNew(deps, putApiKeyItems(deps, key, keyHash), `API key ${key.id}`);
 }
 
 /** Strongly consistent, so a revoked key stops working at once. */
@@ -73,26 +72,18 @@ export async function revokeApiKey(deps: Deps, firmId: string, keyId: string, at
     new GetCommand({ TableName: deps.tables.main, Key: keys.apiKey(firmId, keyId), ConsistentRead: true }),
   );
   if (!Item || Item.revokedAt) return false;
-  try {
-    await deps.db.send(
-      new TransactWriteCommand({
-        TransactItems: [
-          {
-            Update: {
-              TableName: deps.tables.main,
-              Key: keys.apiKey(firmId, keyId),
-              UpdateExpression: 'SET revokedAt = :at',
-              ConditionExpression: 'attribute_exists(pk) AND revokedAt = :null',
-              ExpressionAttributeValues: { ':at': at, ':null': null },
-            },
-          },
-          { Delete: { TableName: deps.tables.main, Key: keys.apiKeyHash(Item.keyHash as string) } },
-        ],
-      }),
-    );
-    return true;
-  } catch (error) {
-    if (error instanceof TransactionCanceledException) return false;
-    throw error;
-  }
+  // Not committed: a concurrent revocation got there first (or is under way).
+  const outcome = await writeConditionally(deps, [
+    {
+      Update: {
+        TableName: deps.tables.main,
+        Key: keys.apiKey(firmId, keyId),
+        UpdateExpression: 'SET revokedAt = :at',
+        ConditionExpression: 'attribute_exists(pk) AND revokedAt = :null',
+        ExpressionAttributeValues: { ':at': at, ':null': null },
+      },
+    },
+    { Delete: { TableName: deps.tables.main, Key: keys.apiKeyHash(Item.keyHash as string) } },
+  ]);
+  return outcome.status === 'committed';
 }

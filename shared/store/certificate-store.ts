@@ -1,7 +1,7 @@
-import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { CertificateMetadata } from '../domain/certificates/content.js';
 import type { Deps } from '../runtime/deps.js';
+import { writeConditionally } from './conditional-write.js';
 import { queryAll, withoutKeys } from './dynamo.js';
 import { keys, SK_PREFIX } from './keys.js';
 
@@ -41,18 +41,18 @@ export async function reserveCertificateId(
   recordId: string,
   candidate: Reservation,
 ): Promise<Reservation> {
-  try {
-    await deps.db.send(
-      new PutCommand({
+  const outcome = await writeConditionally(deps, [
+    {
+      Put: {
         TableName: deps.tables.main,
         Item: { ...keys.certificateReservation(firmId, recordId), recordId, ...candidate },
         ConditionExpression: 'attribute_not_exists(pk)',
-      }),
-    );
-    return candidate;
-  } catch (error) {
-    if (!(error instanceof ConditionalCheckFailedException)) throw error;
-  }
+      },
+    },
+  ]);
+  if (outcome.status === 'committed') return candidate;
+  if (outcome.status === 'conflict')
+    throw new Error(`Certificate reservation of ${recordId} met a concurrent transaction`);
   const existing = await getReservation(deps, firmId, recordId);
   if (!existing) throw new Error(`Certificate reservation of ${recordId} vanished`);
   return existing;
@@ -78,40 +78,30 @@ export async function getReservation(
  * when the certificate was already saved (a repeated delivery that got this far).
  */
 export async function saveCertificate(deps: Deps, certificate: CertificateItem): Promise<boolean> {
-  try {
-    await deps.db.send(
-      new TransactWriteCommand({
-        TransactItems: [
-          {
-            Put: {
-              TableName: deps.tables.main,
-              Item: { ...keys.certificate(certificate.firmId, certificate.ledgerRecordId), ...certificate },
-              ConditionExpression: 'attribute_not_exists(pk)',
-            },
-          },
-          {
-            Put: {
-              TableName: deps.tables.main,
-              Item: {
-                ...keys.certificateById(certificate.id),
-                firmId: certificate.firmId,
-                ledgerRecordId: certificate.ledgerRecordId,
-              },
-              ConditionExpression: 'attribute_not_exists(pk)',
-            },
-          },
-        ],
-      }),
-    );
-    return true;
-  } catch (error) {
-    if (
-      error instanceof TransactionCanceledException &&
-      error.CancellationReasons?.some((reason) => reason.Code === 'ConditionalCheckFailed')
-    )
-      return false;
-    throw error;
-  }
+  const outcome = await writeConditionally(deps, [
+    {
+      Put: {
+        TableName: deps.tables.main,
+        Item: { ...keys.certificate(certificate.firmId, certificate.ledgerRecordId), ...certificate },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      },
+    },
+    {
+      Put: {
+        TableName: deps.tables.main,
+        Item: {
+          ...keys.certificateById(certificate.id),
+          firmId: certificate.firmId,
+          ledgerRecordId: certificate.ledgerRecordId,
+        },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      },
+    },
+  ]);
+  // A concurrent save of the same certificate fails the message; its redelivery finds the certificate saved.
+  if (outcome.status === 'conflict')
+    throw new Error(`Saving certificate ${certificate.id} met a concurrent transaction`);
+  return outcome.status === 'committed';
 }
 
 export async function getCertificateForRecord(
@@ -163,22 +153,22 @@ export async function linkCertificate(
   key: { pk: string; sk: string },
   certificateId: string,
 ): Promise<boolean> {
-  try {
-    await deps.db.send(
-      new UpdateCommand({
+  const outcome = await writeConditionally(deps, [
+    {
+      Update: {
         TableName: deps.tables.main,
         Key: key,
         UpdateExpression: 'SET certificateId = :id',
         ConditionExpression:
           'attribute_exists(pk) AND (attribute_not_exists(certificateId) OR certificateId = :null OR certificateId = :id)',
         ExpressionAttributeValues: { ':id': certificateId, ':null': null },
-      }),
-    );
-    return true;
-  } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) return false;
-    throw error;
-  }
+      },
+    },
+  ]);
+  // A transaction in progress on the job or assessment: fail the message, so its redelivery links again.
+  if (outcome.status === 'conflict')
+    throw new Error(`Linking certificate ${certificateId} met a transaction`);
+  return outcome.status === 'committed';
 }
 
 /** The impact assessment item (`FIRM#<firmId>` / `IA#<assessmentId>`, owned by the governance area). */

@@ -1,4 +1,8 @@
-import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import {
+  ConditionalCheckFailedException,
+  TransactionCanceledException,
+  TransactionConflictException,
+} from '@aws-sdk/client-dynamodb';
 import {
   DeleteCommand,
   PutCommand,
@@ -24,7 +28,10 @@ export type WriteOutcome =
   | { readonly status: 'condition-failed'; readonly failedItems: readonly number[] }
   | { readonly status: 'conflict' };
 
-const COMMITTED: WriteOutcome = { status: 'committed' };
+/** Every outcome but `committed`: what a caller that answers with written data passes on. */
+export type NotCommitted = Exclude<WriteOutcome, { status: 'committed' }>;
+
+const COMMITTED = { status: 'committed' } as const;
 
 /**
  * Commits `items` in one transaction (DynamoDB: up to 100 items, 4 MB, no item twice). A single item is sent
@@ -41,12 +48,21 @@ export async function writeConditionally(deps: Deps, items: readonly TransactIte
   }
 }
 
+/**
+ * Writes new items whose conditions only guard their fresh keys (new ids, a new key's hash) against a
+ * collision: nothing can legitimately be in the way, so any outcome but `committed` is a fault, thrown.
+ */
+export async function writeNew(deps: Deps, items: readonly TransactItem[], what: string): Promise<void> {
+  const outcome = await writeConditionally(deps, items);
+  if (outcome.status !== 'committed') throw new Error(`Writing ${what} failed: ${JSON.stringify(outcome)}`);
+}
+
 /** True when the outcome is a failed condition of the item at `index`. */
 export function conditionFailedAt(outcome: WriteOutcome, index: number): boolean {
   return outcome.status === 'condition-failed' && outcome.failedItems.includes(index);
 }
 
-function outcomeOfCancellation(error: TransactionCanceledException): WriteOutcome {
+function outcomeOfCancellation(error: TransactionCanceledException): NotCommitted {
   const reasons = error.CancellationReasons ?? [];
   const failedItems = reasons.flatMap((reason, index) =>
     reason.Code === 'ConditionalCheckFailed' ? [index] : [],
@@ -56,17 +72,46 @@ function outcomeOfCancellation(error: TransactionCanceledException): WriteOutcom
   throw error;
 }
 
-async function writeOne(deps: Deps, item: TransactItem): Promise<WriteOutcome> {
-  try {
+/** The outcome of a single conditional Update that asked for the item as it is after the write. */
+export type UpdateOutcome =
+  { readonly status: 'committed'; readonly item: Record<string, unknown> } | NotCommitted;
+
+/**
+ * One conditional Update (a transaction item's `Update`) that returns the whole item after the write
+ * (`ReturnValues: 'ALL_NEW'`), for callers that answer with it; outcomes as for `writeConditionally`.
+ */
+export async function updateConditionally(
+  deps: Deps,
+  update: NonNullable<TransactItem['Update']>,
+): Promise<UpdateOutcome> {
+  return sendOne(async () => {
+    const { Attributes } = await deps.db.send(new UpdateCommand({ ...update, ReturnValues: 'ALL_NEW' }));
+    return { status: 'committed', item: Attributes ?? {} };
+  });
+}
+
+function writeOne(deps: Deps, item: TransactItem): Promise<WriteOutcome> {
+  return sendOne(async () => {
     if (item.Put) await deps.db.send(new PutCommand(item.Put));
     else if (item.Update) await deps.db.send(new UpdateCommand(item.Update));
     else if (item.Delete) await deps.db.send(new DeleteCommand(item.Delete));
     // A lone ConditionCheck writes nothing; as a transaction it still reports whether its condition holds.
     else await deps.db.send(new TransactWriteCommand({ TransactItems: [item] }));
     return COMMITTED;
+  });
+}
+
+/**
+ * Runs one single-item write. A plain write that meets a transaction in progress on its item fails with
+ * TransactionConflictException (which the SDK does not retry): the same `conflict` as a transaction's.
+ */
+async function sendOne<Committed>(write: () => Promise<Committed>): Promise<Committed | NotCommitted> {
+  try {
+    return await write();
   } catch (error) {
     if (error instanceof ConditionalCheckFailedException)
       return { status: 'condition-failed', failedItems: [0] };
+    if (error instanceof TransactionConflictException) return { status: 'conflict' };
     if (error instanceof TransactionCanceledException) return outcomeOfCancellation(error);
     throw error;
   }

@@ -1,7 +1,12 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { DocumentType } from '../domain/document-types/document-type.js';
 import type { Deps } from '../runtime/deps.js';
+import {
+  updateConditionally,
+  writeConditionally,
+  type NotCommitted,
+  type WriteOutcome,
+} from './conditional-write.js';
 import { queryAll, withoutKeys } from './dynamo.js';
 import { keys, SK_PREFIX } from './keys.js';
 
@@ -34,49 +39,44 @@ export async function listDocumentTypes(deps: Deps, firmId: string): Promise<Doc
   return items.map((item) => withoutKeys(item) as unknown as DocumentTypeItem);
 }
 
-/** Creates the firm's item for a slug; false when the firm already has one (the slug is taken). */
-export async function insertDocumentType(deps: Deps, item: DocumentTypeItem): Promise<boolean> {
-  try {
-    await deps.db.send(
-      new PutCommand({
+/**
+ * Creates the firm's item for a slug; `condition-failed` when the firm already has one (the slug is taken),
+ * `conflict` when a concurrent write to it was under way.
+ */
+export function insertDocumentType(deps: Deps, item: DocumentTypeItem): Promise<WriteOutcome> {
+  return writeConditionally(deps, [
+    {
+      Put: {
         TableName: deps.tables.main,
         Item: { ...keys.documentType(item.firmId, item.slug), ...item },
         ConditionExpression: 'attribute_not_exists(pk)',
-      }),
-    );
-    return true;
-  } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) return false;
-    throw error;
-  }
+      },
+    },
+  ]);
 }
 
 export type DocumentTypeChange = Partial<Pick<DocumentTypeItem, 'name' | 'checklistItems'>>;
 
-/** Changes the firm's item for a slug, only if it exists; the item after the change, or null. */
+/**
+ * Changes the firm's item for a slug, only if it exists: the item after the change, or `condition-failed`
+ * when the firm has none.
+ */
 export async function updateDocumentType(
   deps: Deps,
   firmId: string,
   slug: string,
   change: DocumentTypeChange,
   updatedAt: string,
-): Promise<DocumentTypeItem | null> {
+): Promise<{ status: 'committed'; item: DocumentTypeItem } | NotCommitted> {
   const fields = Object.entries({ ...change, updatedAt }).filter(([, value]) => value !== undefined);
-  try {
-    const { Attributes } = await deps.db.send(
-      new UpdateCommand({
-        TableName: deps.tables.main,
-        Key: keys.documentType(firmId, slug),
-        UpdateExpression: `SET ${fields.map((_, i) => `#f${i} = :v${i}`).join(', ')}`,
-        ConditionExpression: 'attribute_exists(pk)',
-        ExpressionAttributeNames: Object.fromEntries(fields.map(([name], i) => [`#f${i}`, name])),
-        ExpressionAttributeValues: Object.fromEntries(fields.map(([, value], i) => [`:v${i}`, value])),
-        ReturnValues: 'ALL_NEW',
-      }),
-    );
-    return Attributes ? (withoutKeys(Attributes) as DocumentTypeItem) : null;
-  } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) return null;
-    throw error;
-  }
+  const outcome = await updateConditionally(deps, {
+    TableName: deps.tables.main,
+    Key: keys.documentType(firmId, slug),
+    UpdateExpression: `SET ${fields.map((_, i) => `#f${i} = :v${i}`).join(', ')}`,
+    ConditionExpression: 'attribute_exists(pk)',
+    ExpressionAttributeNames: Object.fromEntries(fields.map(([name], i) => [`#f${i}`, name])),
+    ExpressionAttributeValues: Object.fromEntries(fields.map(([, value], i) => [`:v${i}`, value])),
+  });
+  if (outcome.status !== 'committed') return outcome;
+  return { status: 'committed', item: withoutKeys(outcome.item) as unknown as DocumentTypeItem };
 }

@@ -1,9 +1,9 @@
-import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { FirmSettings } from '../domain/firm/settings.js';
 import type { Deps } from '../runtime/deps.js';
 import { countAll, withoutKeys } from './dynamo.js';
 import { keys } from './keys.js';
-import type { TransactItem } from './conditional-write.js';
+import { writeConditionally, type TransactItem } from './conditional-write.js';
 
 export const PLANS = ['LEDGER', 'PRINCIPAL', 'BOTH'] as const;
 export type Plan = (typeof PLANS)[number];
@@ -58,13 +58,14 @@ export function settingsUpdateItem(
   };
 }
 
+/** The settings write on its own; false when the version moved or a transaction was under way (re-read). */
 export async function updateSettings(
   deps: Deps,
   firm: FirmItem,
   settings: Partial<FirmSettings>,
-): Promise<void> {
-  const update = settingsUpdateItem(deps, firm, settings).Update!;
-  await deps.db.send(new UpdateCommand(update));
+): Promise<boolean> {
+  const outcome = await writeConditionally(deps, [settingsUpdateItem(deps, firm, settings)]);
+  return outcome.status === 'committed';
 }
 
 /** Number of items in the firm's partition whose sort key starts with `prefix`. */

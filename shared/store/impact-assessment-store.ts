@@ -1,11 +1,10 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { ActorSummary } from '../domain/governance/actors.js';
 import type { ApprovedSet, IaStatus, Outcomes } from '../domain/governance/impact-assessments.js';
 import type { Deps } from '../runtime/deps.js';
 import { queryAll, withoutKeys } from './dynamo.js';
 import { keys, SK_PREFIX } from './keys.js';
-import type { TransactItem } from './conditional-write.js';
+import { writeConditionally, writeNew, type TransactItem } from './conditional-write.js';
 import { versionedUpdateItem } from './versioned-writes.js';
 
 /** An impact assessment: `FIRM#<firmId>` / `IA#<assessmentId>` in the main table. */
@@ -52,12 +51,18 @@ export type AssessmentChange = Partial<
 >;
 
 export async function putNewAssessment(deps: Deps, item: ImpactAssessmentItem): Promise<void> {
-  await deps.db.send(
-    new PutCommand({
-      TableName: deps.tables.main,
-      Item: { ...keys.impactAssessment(item.firmId, item.id), ...item },
-      ConditionExpression: 'attribute_not_exists(pk)',
-    }),
+  await writeNew(
+    deps,
+    [
+      {
+        Put: {
+          TableName: deps.tables.main,
+          Item: { ...keys.impactAssessment(item.firmId, item.id), ...item },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        },
+      },
+    ],
+    `impact assessment ${item.id}`,
   );
 }
 
@@ -103,20 +108,14 @@ export function assessmentUpdateItem(
   );
 }
 
-/** Applies an update on its own; false when the version moved (re-read and retry). */
+/** Applies an update on its own; false when the version moved or a transaction held the item (re-read). */
 export async function updateAssessment(
   deps: Deps,
   current: Pick<ImpactAssessmentItem, 'firmId' | 'id' | 'version'>,
   change: AssessmentChange,
 ): Promise<boolean> {
-  const { Update } = assessmentUpdateItem(deps, current, change);
-  try {
-    await deps.db.send(new UpdateCommand(Update!));
-    return true;
-  } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) return false;
-    throw error;
-  }
+  const outcome = await writeConditionally(deps, [assessmentUpdateItem(deps, current, change)]);
+  return outcome.status === 'committed';
 }
 
 /**

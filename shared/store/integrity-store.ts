@@ -1,7 +1,7 @@
-import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { BrokenRecord, VerificationCursor } from '../domain/integrity/chain-check.js';
 import type { Deps } from '../runtime/deps.js';
-import { writeConditionally, type TransactItem } from './conditional-write.js';
+import { writeConditionally, writeNew, type TransactItem } from './conditional-write.js';
 import { withoutKeys } from './dynamo.js';
 import { keys, padSequence, SK_PREFIX } from './keys.js';
 
@@ -41,12 +41,18 @@ export interface Checkpoint {
 }
 
 export async function putRun(deps: Deps, run: VerificationRun): Promise<void> {
-  await deps.db.send(
-    new PutCommand({
-      TableName: deps.tables.main,
-      Item: { ...keys.verification(run.firmId, run.id), ...run },
-      ConditionExpression: 'attribute_not_exists(pk)',
-    }),
+  await writeNew(
+    deps,
+    [
+      {
+        Put: {
+          TableName: deps.tables.main,
+          Item: { ...keys.verification(run.firmId, run.id), ...run },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        },
+      },
+    ],
+    `verification run ${run.id}`,
   );
 }
 

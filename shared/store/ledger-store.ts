@@ -1,19 +1,23 @@
 import {
+  GetItemCommand,
   QueryCommand as RawQueryCommand,
   type AttributeValue,
+  type QueryCommandInput as RawQueryInput,
   type QueryCommandOutput as RawQueryOutput,
 } from '@aws-sdk/client-dynamodb';
-import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { LedgerRecord } from '../ledger/record.js';
-import { recordOf, RECORD_FIELDS } from '../ledger/record.js';
+import { RECORD_FIELDS } from '../ledger/record.js';
 import type { Deps } from '../runtime/deps.js';
-import { countAll, queryAll } from './dynamo.js';
+import { countAll } from './dynamo.js';
 import { keys, padSequence, SK_PREFIX } from './keys.js';
 import { LEDGER_BY_RECORD_ID } from './tables.js';
 
 /*
  * Reading the ledger table: a firm's chain head and its record rows. The writes are in ledger-writes.ts, the
- * outbox in ledger-outbox-store.ts.
+ * outbox in ledger-outbox-store.ts. Every record row is read the way verification reads it (rowFromAttributes),
+ * so a row an attacker damaged (a number out of the safe range, an attribute type no record has) is returned
+ * as it is, for verification, discrepancy, restore and the record endpoints to show, never a read error.
  */
 
 /** Where a firm's chain ends: the `HEAD` item (sequence 0 and no hashes for an empty chain). */
@@ -44,20 +48,13 @@ export async function rowsWithRecordId(
   firmId: string,
   id: string,
 ): Promise<{ position: number; record: LedgerRecord }[]> {
-  const { Items = [] } = await deps.db.send(
-    new QueryCommand({
-      TableName: deps.tables.ledger,
-      IndexName: LEDGER_BY_RECORD_ID,
-      KeyConditionExpression: 'id = :id',
-      ExpressionAttributeValues: { ':id': id },
-    }),
-  );
-  return Items.filter((i) => i.pk === keys.firmPk(firmId) && String(i.sk).startsWith(SK_PREFIX.record)).map(
-    (item) => ({
-      position: Number(String(item.sk).slice(SK_PREFIX.record.length)),
-      record: recordOf(item as unknown as LedgerRecord),
-    }),
-  );
+  const rows = await queryRows(deps, {
+    TableName: deps.tables.ledger,
+    IndexName: LEDGER_BY_RECORD_ID,
+    KeyConditionExpression: 'id = :id',
+    ExpressionAttributeValues: { ':id': { S: id } },
+  });
+  return rows.filter((row) => row.pk === keys.firmPk(firmId) && row.sk.startsWith(SK_PREFIX.record));
 }
 
 /** A firm's record by id, or null (also when the id belongs to another firm). */
@@ -70,14 +67,15 @@ export async function getRecordBySequence(
   firmId: string,
   sequenceNumber: number,
 ): Promise<LedgerRecord | null> {
+  const key = keys.ledgerRecord(firmId, sequenceNumber);
   const { Item } = await deps.db.send(
-    new GetCommand({
+    new GetItemCommand({
       TableName: deps.tables.ledger,
-      Key: keys.ledgerRecord(firmId, sequenceNumber),
+      Key: { pk: { S: key.pk }, sk: { S: key.sk } },
       ConsistentRead: true,
     }),
   );
-  return Item ? recordOf(Item as unknown as LedgerRecord) : null;
+  return Item ? rowFromAttributes(Item).record : null;
 }
 
 export interface RecordFilter {
@@ -115,11 +113,14 @@ export async function queryFilteredRecords(
 ): Promise<LedgerRecord[]> {
   const conditions: string[] = [];
   const names: Record<string, string> = {};
-  const values: Record<string, unknown> = { ':pk': keys.firmPk(firmId), ':rec': SK_PREFIX.record };
-  const add = (condition: string, name: string, value: unknown, attributes: Record<string, string>) => {
+  const values: Record<string, AttributeValue> = {
+    ':pk': { S: keys.firmPk(firmId) },
+    ':rec': { S: SK_PREFIX.record },
+  };
+  const add = (condition: string, name: string, value: string, attributes: Record<string, string>) => {
     conditions.push(condition);
     Object.assign(names, attributes);
-    values[name] = value;
+    values[name] = { S: value };
   };
   if (filter.eventType)
     add('#eventType = :eventType', ':eventType', filter.eventType, { '#eventType': 'eventType' });
@@ -136,7 +137,7 @@ export async function queryFilteredRecords(
   if (filter.startDate) add('#ts >= :start', ':start', filter.startDate, { '#ts': 'timestamp' });
   if (filter.endDate) add('#ts <= :end', ':end', filter.endDate, { '#ts': 'timestamp' });
 
-  const items = await queryAll(deps.db, {
+  const rows = await queryRows(deps, {
     TableName: deps.tables.ledger,
     KeyConditionExpression: 'pk = :pk AND begins_with(sk, :rec)',
     ...(conditions.length > 0
@@ -145,7 +146,7 @@ export async function queryFilteredRecords(
     ExpressionAttributeValues: values,
     ScanIndexForward: order === 'asc',
   });
-  return items.map((item) => recordOf(item as unknown as LedgerRecord));
+  return rows.map((row) => row.record);
 }
 
 /** Rows stored for sequence positions [from, to] with their position (from the sort key), ascending by default. */
@@ -156,7 +157,7 @@ export async function queryRowRange(
   to: number,
   order: SortOrder = 'asc',
 ): Promise<{ position: number; record: LedgerRecord }[]> {
-  const input = {
+  return queryRows(deps, {
     TableName: deps.tables.ledger,
     KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
     ExpressionAttributeValues: {
@@ -166,8 +167,19 @@ export async function queryRowRange(
     },
     ScanIndexForward: order === 'asc',
     ConsistentRead: true,
-  };
-  const rows: { position: number; record: LedgerRecord }[] = [];
+  });
+}
+
+interface Row {
+  pk: string;
+  sk: string;
+  position: number;
+  record: LedgerRecord;
+}
+
+/** Every record row a low-level query matches, across pages, converted by rowFromAttributes. */
+async function queryRows(deps: Deps, input: RawQueryInput): Promise<Row[]> {
+  const rows: Row[] = [];
   let startKey: Record<string, AttributeValue> | undefined;
   do {
     const command = new RawQueryCommand({ ...input, ExclusiveStartKey: startKey });
@@ -188,14 +200,19 @@ export async function queryRowRange(
  * JavaScript number when it was hashed, and DynamoDB keeps its digits), and a map key "__proto__" stays an
  * own property. A value of a type the SDK does not know is kept as the SDK gave it (it cannot match the hash).
  */
-function rowFromAttributes(item: Record<string, AttributeValue>): { position: number; record: LedgerRecord } {
+function rowFromAttributes(item: Record<string, AttributeValue>): Row {
   const record: Record<string, unknown> = {};
   for (const field of RECORD_FIELDS) {
     const value = item[field];
     record[field] = value === undefined ? undefined : nativeValue(value);
   }
   const sk = item.sk?.S ?? '';
-  return { position: Number(sk.slice(SK_PREFIX.record.length)), record: record as unknown as LedgerRecord };
+  return {
+    pk: item.pk?.S ?? '',
+    sk,
+    position: Number(sk.slice(SK_PREFIX.record.length)),
+    record: record as unknown as LedgerRecord,
+  };
 }
 
 function nativeValue(value: AttributeValue): unknown {

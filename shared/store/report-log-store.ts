@@ -1,7 +1,7 @@
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { ActorSummary } from '../domain/governance/actors.js';
 import type { ReportType } from '../domain/governance/report-log.js';
 import type { Deps } from '../runtime/deps.js';
+import { writeNew } from './conditional-write.js';
 import { queryAll, withoutKeys } from './dynamo.js';
 import { keys, SK_PREFIX } from './keys.js';
 
@@ -19,12 +19,18 @@ export interface ReportLogItem {
 }
 
 export async function putReportLogEntry(deps: Deps, entry: ReportLogItem): Promise<void> {
-  await deps.db.send(
-    new PutCommand({
-      TableName: deps.tables.main,
-      Item: { ...keys.reportLog(entry.firmId, entry.id), ...entry },
-      ConditionExpression: 'attribute_not_exists(pk)',
-    }),
+  await writeNew(
+    deps,
+    [
+      {
+        Put: {
+          TableName: deps.tables.main,
+          Item: { ...keys.reportLog(entry.firmId, entry.id), ...entry },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        },
+      },
+    ],
+    `report log entry ${entry.id}`,
   );
 }
 

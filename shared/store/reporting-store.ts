@@ -1,5 +1,4 @@
-import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { BatchWriteCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import {
   addCounters,
   addFact,
@@ -17,7 +16,7 @@ import type { Deps } from '../runtime/deps.js';
 import { queryAll, withoutKeys } from './dynamo.js';
 import type { ReviewJobItem } from './review-job-store.js';
 import { keys, padSequence, SK_PREFIX } from './keys.js';
-import type { TransactItem } from './conditional-write.js';
+import { conditionFailedAt, writeConditionally, type TransactItem } from './conditional-write.js';
 
 /**
  * Reporting aggregates in the main table, per firm:
@@ -95,17 +94,11 @@ export async function commitAggregation(deps: Deps, firmId: string, fact: Report
       },
     })),
   ];
-  try {
-    await deps.db.send(new TransactWriteCommand({ TransactItems: items }));
-    return true;
-  } catch (error) {
-    if (
-      error instanceof TransactionCanceledException &&
-      error.CancellationReasons?.[0]?.Code === 'ConditionalCheckFailed'
-    )
-      return false;
-    throw error;
-  }
+  const outcome = await writeConditionally(deps, items);
+  if (outcome.status === 'committed') return true;
+  if (conditionFailedAt(outcome, 0)) return false;
+  // A concurrent aggregation touching the same buckets: the worker's message is retried.
+  throw new Error(`Aggregating job ${fact.jobId} failed: ${JSON.stringify(outcome)}`);
 }
 
 /**

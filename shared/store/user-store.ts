@@ -1,10 +1,9 @@
-import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { Role } from '../domain/auth/principal.js';
 import type { Deps } from '../runtime/deps.js';
+import { writeConditionally, type TransactItem } from './conditional-write.js';
 import { queryAll, withoutKeys } from './dynamo.js';
 import { keys, SK_PREFIX } from './keys.js';
-import type { TransactItem } from './conditional-write.js';
 
 export const QUALIFICATIONS = ['CFA', 'CFP', 'DIP_PFS', 'CISI', 'IMC'] as const;
 export type Qualification = (typeof QUALIFICATIONS)[number];
@@ -83,35 +82,27 @@ export async function activateUser(
   subject: string,
   at: string,
 ): Promise<UserItem> {
-  try {
-    await deps.db.send(
-      new TransactWriteCommand({
-        TransactItems: [
-          {
-            Update: {
-              TableName: deps.tables.main,
-              Key: keys.user(user.firmId, user.id),
-              UpdateExpression: 'SET activatedAt = :at, subject = :sub',
-              ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(subject)',
-              ExpressionAttributeValues: { ':at': at, ':sub': subject },
-            },
-          },
-          {
-            Put: {
-              TableName: deps.tables.main,
-              Item: { ...keys.userSubject(user.firmId, subject), userId: user.id },
-              ConditionExpression: 'attribute_not_exists(pk)',
-            },
-          },
-        ],
-      }),
-    );
-    return { ...user, activatedAt: at, subject };
-  } catch (error) {
-    if (error instanceof TransactionCanceledException)
-      return (await getUser(deps, user.firmId, user.id)) ?? user;
-    throw error;
-  }
+  const outcome = await writeConditionally(deps, [
+    {
+      Update: {
+        TableName: deps.tables.main,
+        Key: keys.user(user.firmId, user.id),
+        UpdateExpression: 'SET activatedAt = :at, subject = :sub',
+        ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(subject)',
+        ExpressionAttributeValues: { ':at': at, ':sub': subject },
+      },
+    },
+    {
+      Put: {
+        TableName: deps.tables.main,
+        Item: { ...keys.userSubject(user.firmId, subject), userId: user.id },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      },
+    },
+  ]);
+  if (outcome.status === 'committed') return { ...user, activatedAt: at, subject };
+  // A concurrent first sign-in linked the user (or is doing so): answer with the user as stored.
+  return (await getUser(deps, user.firmId, user.id)) ?? user;
 }
 
 /** The user, read strongly consistent (before a conditional change). */
@@ -134,30 +125,6 @@ export async function listUsers(deps: Deps, firmId: string): Promise<UserItem[]>
     ConsistentRead: true,
   });
   return items.map((item) => withoutKeys(item) as unknown as UserItem);
-}
-
-const WRITE_ATTEMPTS = 8;
-
-/** Outcome of a conditional user write: done, a condition failed (`conflict`), or still contended (`busy`). */
-export type UserWriteResult = 'done' | 'conflict' | 'busy';
-
-/**
- * Commits user items in one transaction. A failed condition is the caller's to judge (`conflict`); a
- * transaction conflict with a concurrent writer is retried here with a short random backoff.
- */
-export async function commitUserWrite(deps: Deps, items: TransactItem[]): Promise<UserWriteResult> {
-  for (let attempt = 1; attempt <= WRITE_ATTEMPTS; attempt++) {
-    try {
-      await deps.db.send(new TransactWriteCommand({ TransactItems: items }));
-      return 'done';
-    } catch (error) {
-      if (!(error instanceof TransactionCanceledException)) throw error;
-      if (error.CancellationReasons?.some((reason) => reason.Code === 'ConditionalCheckFailed'))
-        return 'conflict';
-      await new Promise((resolve) => setTimeout(resolve, Math.random() * 25 * attempt));
-    }
-  }
-  return 'busy';
 }
 
 /** Fields a user change may set. */

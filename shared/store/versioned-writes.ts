@@ -1,5 +1,3 @@
-import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { Deps } from '../runtime/deps.js';
 import type { TransactItem } from './conditional-write.js';
 
@@ -31,24 +29,4 @@ export function versionedUpdateItem(
       ExpressionAttributeValues: values,
     },
   };
-}
-
-/**
- * Commits writes in one transaction; false when a condition failed or a concurrent transaction touched the
- * same items (the caller re-reads and decides again).
- */
-export async function commitConditional(deps: Deps, items: TransactItem[]): Promise<boolean> {
-  try {
-    await deps.db.send(new TransactWriteCommand({ TransactItems: items }));
-    return true;
-  } catch (error) {
-    if (
-      error instanceof TransactionCanceledException &&
-      (error.CancellationReasons ?? []).some(
-        (r) => r.Code === 'ConditionalCheckFailed' || r.Code === 'TransactionConflict',
-      )
-    )
-      return false;
-    throw error;
-  }
 }

@@ -1,8 +1,8 @@
-import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { WebhookEventName } from '../domain/webhooks/events.js';
 import type { LedgerEventType } from '../ledger/event-types.js';
 import type { Deps } from '../runtime/deps.js';
+import { conditionFailedAt, updateConditionally, writeConditionally, writeNew } from './conditional-write.js';
 import { queryAll, withoutKeys } from './dynamo.js';
 import { keys, SK_PREFIX } from './keys.js';
 
@@ -62,12 +62,18 @@ export interface WebhookDeliveryItem {
 }
 
 export async function putWebhook(deps: Deps, webhook: WebhookItem): Promise<void> {
-  await deps.db.send(
-    new PutCommand({
-      TableName: deps.tables.main,
-      Item: { ...keys.webhook(webhook.firmId, webhook.id), ...webhook },
-      ConditionExpression: 'attribute_not_exists(pk)',
-    }),
+  await writeNew(
+    deps,
+    [
+      {
+        Put: {
+          TableName: deps.tables.main,
+          Item: { ...keys.webhook(webhook.firmId, webhook.id), ...webhook },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        },
+      },
+    ],
+    `webhook ${webhook.id}`,
   );
 }
 
@@ -100,23 +106,20 @@ export async function deactivateWebhook(
   webhookId: string,
   at: string,
 ): Promise<boolean> {
-  try {
-    await deps.db.send(
-      new UpdateCommand({
+  const outcome = await writeConditionally(deps, [
+    {
+      Update: {
         TableName: deps.tables.main,
         Key: keys.webhook(firmId, webhookId),
         UpdateExpression: 'SET isActive = :false, deactivatedAt = :at',
         ConditionExpression: 'attribute_exists(pk) AND isActive = :true',
         ExpressionAttributeValues: { ':false': false, ':true': true, ':at': at },
-      }),
-    );
-    return true;
-  } catch (error) {
-    // Unknown, or already deactivated (the first deactivatedAt stands).
-    if (error instanceof ConditionalCheckFailedException)
-      return (await getWebhook(deps, firmId, webhookId)) !== null;
-    throw error;
-  }
+      },
+    },
+  ]);
+  if (outcome.status === 'conflict') throw new Error(`Deactivating webhook ${webhookId} met a transaction`);
+  // Not committed: unknown, or already deactivated (the first deactivatedAt stands).
+  return outcome.status === 'committed' || (await getWebhook(deps, firmId, webhookId)) !== null;
 }
 
 /**
@@ -127,42 +130,32 @@ export async function createDelivery(
   deps: Deps,
   delivery: WebhookDeliveryItem,
 ): Promise<'created' | 'exists'> {
-  try {
-    await deps.db.send(
-      new TransactWriteCommand({
-        TransactItems: [
-          {
-            Put: {
-              TableName: deps.tables.main,
-              Item: {
-                ...keys.webhookDeliveryMarker(delivery.firmId, delivery.webhookId, delivery.sequenceNumber),
-                deliveryId: delivery.id,
-              },
-              ConditionExpression: 'attribute_not_exists(pk)',
-            },
-          },
-          {
-            Put: {
-              TableName: deps.tables.main,
-              Item: {
-                ...keys.webhookDelivery(delivery.firmId, delivery.webhookId, delivery.id),
-                ...delivery,
-              },
-              ConditionExpression: 'attribute_not_exists(pk)',
-            },
-          },
-        ],
-      }),
-    );
-    return 'created';
-  } catch (error) {
-    if (
-      error instanceof TransactionCanceledException &&
-      error.CancellationReasons?.[0]?.Code === 'ConditionalCheckFailed'
-    )
-      return 'exists';
-    throw error;
-  }
+  const outcome = await writeConditionally(deps, [
+    {
+      Put: {
+        TableName: deps.tables.main,
+        Item: {
+          ...keys.webhookDeliveryMarker(delivery.firmId, delivery.webhookId, delivery.sequenceNumber),
+          deliveryId: delivery.id,
+        },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      },
+    },
+    {
+      Put: {
+        TableName: deps.tables.main,
+        Item: {
+          ...keys.webhookDelivery(delivery.firmId, delivery.webhookId, delivery.id),
+          ...delivery,
+        },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      },
+    },
+  ]);
+  if (outcome.status === 'committed') return 'created';
+  if (conditionFailedAt(outcome, 0)) return 'exists';
+  // A concurrent fan-out of the same record (the message is retried), or a delivery id taken twice.
+  throw new Error(`Creating delivery ${delivery.id} failed: ${JSON.stringify(outcome)}`);
 }
 
 export async function getDeliveryIdFor(
@@ -225,23 +218,19 @@ async function conditionalUpdate(
   delivery: DeliveryKey,
   update: { expression: string; condition: string; values: Record<string, unknown> },
 ): Promise<WebhookDeliveryItem | null> {
-  try {
-    const { Attributes } = await deps.db.send(
-      new UpdateCommand({
-        TableName: deps.tables.main,
-        Key: keyOf(delivery),
-        UpdateExpression: update.expression,
-        ConditionExpression: `attribute_exists(pk) AND ${update.condition}`,
-        ExpressionAttributeNames: { '#status': 'status', '#token': 'token' },
-        ExpressionAttributeValues: update.values,
-        ReturnValues: 'ALL_NEW',
-      }),
-    );
-    return withoutKeys(Attributes!) as unknown as WebhookDeliveryItem;
-  } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) return null;
-    throw error;
-  }
+  const outcome = await updateConditionally(deps, {
+    TableName: deps.tables.main,
+    Key: keyOf(delivery),
+    UpdateExpression: update.expression,
+    ConditionExpression: `attribute_exists(pk) AND ${update.condition}`,
+    ExpressionAttributeNames: { '#status': 'status', '#token': 'token' },
+    ExpressionAttributeValues: update.values,
+  });
+  // Only their creation is transactional, so a `conflict` cannot arise here; were it to, fail loudly.
+  if (outcome.status === 'conflict') throw new Error(`Update of delivery ${delivery.id} met a transaction`);
+  return outcome.status === 'committed'
+    ? (withoutKeys(outcome.item) as unknown as WebhookDeliveryItem)
+    : null;
 }
 
 /** The message's token may start an attempt: a PENDING delivery, or one whose last attempt's lease ran out. */

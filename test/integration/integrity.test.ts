@@ -1,8 +1,18 @@
 import { UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { generateKeyPairSync, sign } from 'node:crypto';
+import { newId } from '../../shared/ids.js';
 import { appendRecord } from '../../shared/ledger-writer/append.js';
-import { computeChainHash, computeRecordHash } from '../../shared/ledger/hashing.js';
+import {
+  canonicalJson,
+  computeChainHash,
+  computeRecordHash,
+  signedMessage,
+} from '../../shared/ledger/hashing.js';
 import type { LedgerRecord } from '../../shared/ledger/record.js';
+import type { Deps } from '../../shared/runtime/deps.js';
+import { resolveSequence } from '../../shared/services/integrity/record-locator.js';
+import { immutableRecordKey } from '../../shared/store/immutable-layout.js';
 import { keys } from '../../shared/store/keys.js';
 import { api, createFirm, seedUser, stackDeps, tokenFor, type TestFirm } from './helpers.js';
 
@@ -33,6 +43,26 @@ async function row(
     new GetCommand({ TableName: table, Key: keys.ledgerRecord(firm.firmId, sequenceNumber) }),
   );
   return Item as LedgerRecord & { pk: string; sk: string };
+}
+
+/** The record of a row, without its storage keys. */
+function recordOfRow({
+  pk: _pk,
+  sk: _sk,
+  ...record
+}: LedgerRecord & { pk: string; sk: string }): LedgerRecord {
+  return record;
+}
+
+/** Writes a new object into the firm's immutable store, as Object Lock still allows (a new key). */
+async function plantCopy(firmId: string, sequenceNumber: number, record: LedgerRecord): Promise<void> {
+  const key = immutableRecordKey(firmId, sequenceNumber, record.id);
+  await deps.objects.put(
+    'immutable',
+    key,
+    new TextEncoder().encode(canonicalJson(record)),
+    'application/json',
+  );
 }
 
 async function verify(firm: TestFirm) {
@@ -237,6 +267,7 @@ describe('tampering is detected, explained and repaired', () => {
   it('attribute types no record can have (a set, a string sequence number, an out-of-range number)', async () => {
     const two = await row(firm, 2);
     const four = await row(firm, 4);
+    const sixBefore = await row(firm, 6);
     // Verification reads rows with its own converter; types it does not expect must be findings, not a crash.
     await deps.db.send(
       new UpdateCommand({
@@ -272,8 +303,124 @@ describe('tampering is detected, explained and repaired', () => {
     });
     await restore(firm, admin, two.id);
     await restore(firm, admin, four.id);
+    expect(await restore(firm, admin, sixBefore.id)).toMatchObject({ restored: true, sequenceNumber: 6 });
     expect(await row(firm, 2)).toEqual(two);
     expect(await row(firm, 4)).toEqual(four);
+    expect(await row(firm, 6)).toEqual(sixBefore);
+    await expectCleanAfterRepair(3);
+  });
+
+  it('a lone-surrogate actorName and a documentMetadata number of 1e30: reported, shown and restored', async () => {
+    const three = await row(firm, 3);
+    const six = await row(firm, 6);
+    const at = (sequence: number) => {
+      const key = keys.ledgerRecord(firm.firmId, sequence);
+      return { pk: { S: key.pk }, sk: { S: key.sk } };
+    };
+    await deps.db.send(
+      new UpdateItemCommand({
+        TableName: table,
+        Key: at(3),
+        UpdateExpression: 'SET actorName = :n',
+        ExpressionAttributeValues: { ':n': { S: 'T\ud800' } },
+      }),
+    );
+    await deps.db.send(
+      new UpdateItemCommand({
+        TableName: table,
+        Key: at(6),
+        UpdateExpression: 'SET documentMetadata.injected = :n',
+        ExpressionAttributeValues: { ':n': { N: '1e30' } },
+      }),
+    );
+    const detected = await verify(firm);
+    expect(codesBySequence(detected.result)).toEqual({
+      3: ['RECORD_HASH_MISMATCH'],
+      6: ['RECORD_HASH_MISMATCH'],
+    });
+
+    const shown = await api('GET', `/v1/ledger/records/${three.id}`, { key: firm.key });
+    expect([shown.status, shown.body.actorName]).toEqual([200, 'T\ud800']);
+    const big = await api('GET', `/v1/ledger/records/${six.id}`, { key: firm.key });
+    expect([big.status, big.body.documentMetadata.injected]).toEqual([200, 1e30]);
+    expect((await api('GET', '/v1/ledger/records?pageSize=100', { key: firm.key })).status).toBe(200);
+    expect((await api('GET', '/v1/ledger/records?actorId=usr_x', { key: firm.key })).status).toBe(200);
+    const backup = await api('GET', '/v1/firm/me/backup-status', { key: firm.key });
+    expect(backup.status).toBe(200);
+    for (const check of backup.body.spotChecks as { sequenceNumber: number; match: boolean }[])
+      expect(check.match).toBe(check.sequenceNumber !== 3 && check.sequenceNumber !== 6);
+
+    const actorDiff = await api('GET', `/v1/ledger/integrity/records/${three.id}/discrepancy`, {
+      key: firm.key,
+    });
+    expect(actorDiff.status).toBe(200);
+    expect(actorDiff.body.diffs).toEqual([{ field: 'actorName', database: 'T\ud800', immutable: 'Xavier' }]);
+    const numberDiff = await api('GET', `/v1/ledger/integrity/records/${six.id}/discrepancy`, {
+      key: firm.key,
+    });
+    expect(numberDiff.status).toBe(200);
+    expect(numberDiff.body.diffs).toEqual([
+      {
+        field: 'documentMetadata',
+        database: { ...six.documentMetadata, injected: 1e30 },
+        immutable: six.documentMetadata,
+      },
+    ]);
+
+    expect(await restore(firm, admin, three.id)).toMatchObject({
+      restored: true,
+      action: 'OVERWRITTEN',
+      fieldsRestored: ['actorName'],
+    });
+    expect(await restore(firm, admin, six.id)).toMatchObject({
+      restored: true,
+      action: 'OVERWRITTEN',
+      fieldsRestored: ['documentMetadata'],
+    });
+    expect(await row(firm, 3)).toEqual(three);
+    expect(await row(firm, 6)).toEqual(six);
+    await expectCleanAfterRepair(2);
+  });
+
+  it('restore refuses an immutable copy it cannot trust, and writes nothing', async () => {
+    // Object Lock forbids overwrites, not new keys: an attacker plants copies at positions beyond the head.
+    const other = await createFirm();
+    await appendMany(other, 1);
+    const foreign = recordOfRow(await row(other, 1));
+    await plantCopy(firm.firmId, 40, foreign);
+
+    const own = recordOfRow(await row(firm, 3));
+    const resigned = { ...own, id: newId('record'), sequenceNumber: 41, actorName: 'Mallory' };
+    resigned.recordHash = computeRecordHash(resigned);
+    resigned.chainHash = computeChainHash(resigned.previousHash, resigned.recordHash);
+    await plantCopy(firm.firmId, 41, resigned);
+
+    const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+    const unknownKey = { ...resigned, id: newId('record'), sequenceNumber: 42 };
+    unknownKey.recordHash = computeRecordHash(unknownKey);
+    unknownKey.chainHash = computeChainHash(unknownKey.previousHash, unknownKey.recordHash);
+    unknownKey.signature = sign('sha256', signedMessage(unknownKey.chainHash), privateKey).toString('base64');
+    unknownKey.publicKey = publicKey.export({ format: 'der', type: 'spki' }).toString('base64');
+    await plantCopy(firm.firmId, 42, unknownKey);
+
+    const cases: [string, RegExp][] = [
+      [foreign.id, /another firm.*sequence number is not 40/],
+      [resigned.id, /bad signature/],
+      [unknownKey.id, /key the service has not published/],
+    ];
+    for (const [id, reason] of cases) {
+      const shown = await api('GET', `/v1/ledger/integrity/records/${id}/discrepancy`, { key: firm.key });
+      expect([shown.status, shown.body.database]).toEqual([200, null]);
+      const refused = await api('POST', `/v1/ledger/integrity/records/${id}/restore`, {
+        token: admin,
+        body: { confirm: true },
+      });
+      expect([refused.status, refused.body.error.code]).toEqual([409, 'CONFLICT']);
+      expect(refused.body.error.message).toMatch(reason);
+    }
+    for (const sequence of [40, 41, 42]) expect(await row(firm, sequence)).toBeUndefined();
+    const repaired = await api('GET', '/v1/ledger/records?eventType=CHAIN_REPAIRED', { key: firm.key });
+    expect(repaired.body.pagination.total).toBe(0);
   });
 
   it('two concurrent restores of the same damage write one repair', async () => {
@@ -395,5 +542,45 @@ describe('verification of longer chains', () => {
     const chainVerified = await api('GET', '/v1/ledger/records?eventType=CHAIN_VERIFIED', { key: firm.key });
     expect(chainVerified.body.pagination.total).toBe(3);
     expect(chainVerified.body.data.map((r: LedgerRecord) => r.documentMetadata.valid)).toContain(false);
+  });
+});
+
+describe('resolving a record id', () => {
+  it('lists a bounded part of the immutable store, for a made-up id as for a deleted record', async () => {
+    const firm = await createFirm();
+    await appendMany(firm, 220, 10);
+    let listed = 0;
+    const objects = Object.assign(Object.create(deps.objects) as Deps['objects'], {
+      async *list(bucket: Parameters<Deps['objects']['list']>[0], prefix: string) {
+        for await (const key of deps.objects.list(bucket, prefix)) {
+          listed += 1;
+          yield key;
+        }
+      },
+    });
+    const counted: Deps = { ...deps, objects };
+    const resolve = async (id: string) => {
+      listed = 0;
+      return { sequenceNumber: await resolveSequence(counted, firm.firmId, id), listed };
+    };
+
+    // A made-up id: not an id at all, or one from a time no record of the firm has.
+    expect(await resolve('rec_nope')).toEqual({ sequenceNumber: null, listed: 0 });
+    const future = await resolve('rec_7ZZZZZZZZZZZZZZZZZZZZZZZZZ');
+    expect(future.sequenceNumber).toBeNull();
+    expect(future.listed).toBeLessThan(120);
+    for (const id of ['rec_nope', 'rec_7ZZZZZZZZZZZZZZZZZZZZZZZZZ', newId('record')])
+      expect(
+        (await api('GET', `/v1/ledger/integrity/records/${id}/discrepancy`, { key: firm.key })).status,
+      ).toBe(404);
+
+    // A deleted record is still found by its id, around the time its id names.
+    const target = await row(firm, 150);
+    await deps.db.send(new DeleteCommand({ TableName: table, Key: keys.ledgerRecord(firm.firmId, 150) }));
+    const found = await resolve(target.id);
+    expect(found.sequenceNumber).toBe(150);
+    expect(found.listed).toBeLessThan(120);
+    const diff = await api('GET', `/v1/ledger/integrity/records/${target.id}/discrepancy`, { key: firm.key });
+    expect(diff.body).toMatchObject({ sequenceNumber: 150, database: null, immutable: { id: target.id } });
   });
 });

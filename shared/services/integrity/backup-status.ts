@@ -1,5 +1,5 @@
 /** Backup status: the database against the immutable store (counts, latest record, random spot checks). */
-import { canonicalJson } from '../../ledger/hashing.js';
+import { canonicalOrNull } from '../../domain/integrity/record-diff.js';
 import { isoNow } from '../../ports/clock.js';
 import type { Deps } from '../../runtime/deps.js';
 import { immutableFirmPrefix, parseImmutableRecordKey } from '../../store/immutable-layout.js';
@@ -29,7 +29,7 @@ export async function backupStatus(deps: Deps, firmId: string) {
         return {
           recordId: copy?.record.id ?? row?.id ?? null,
           sequenceNumber,
-          match: row !== null && copy !== null && canonicalJson(row) === copy.bytes,
+          match: row !== null && copy !== null && canonicalOrNull(row) === copy.bytes,
         };
       }),
   );

@@ -1,7 +1,8 @@
 /** The immutable copy against the database, read only: a record's discrepancy, a missing record. */
 import { NotFoundError } from '../../errors.js';
 import type { Deps } from '../../runtime/deps.js';
-import { compareAt, resolveSequence } from './immutable-copy.js';
+import { compareAt } from './immutable-copy.js';
+import { resolveSequence } from './record-locator.js';
 
 /** Field-by-field comparison of the database row and the immutable copy for a record id. */
 export async function discrepancy(deps: Deps, firmId: string, recordId: string) {

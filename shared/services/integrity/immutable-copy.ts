@@ -1,15 +1,17 @@
 /**
  * Reading the immutable copy of a firm's ledger (the Object Lock bucket) and comparing it with the database:
- * the copy of a sequence number, the sequence number a record id concerns, and the field-by-field comparison
- * that discrepancy, missing-record and restore build on.
+ * the copy of a sequence number, whether a copy can be trusted, and the field-by-field comparison that
+ * discrepancy, missing-record and restore build on. (Which sequence number a record id concerns:
+ * record-locator.ts.)
  */
 import { diffRecords } from '../../domain/integrity/record-diff.js';
 import { ConflictError } from '../../errors.js';
 import { recordOf, type LedgerRecord } from '../../ledger/record.js';
+import { publicKeyBase64 } from '../../ledger/signing-key.js';
 import { checkRecord } from '../../ledger/verify.js';
 import type { Deps } from '../../runtime/deps.js';
-import { immutableFirmPrefix, immutableSequencePrefix, parseImmutableRecordKey } from '../../store/immutable-layout.js';
-import { getRecordBySequence, rowsWithRecordId } from '../../store/ledger-store.js';
+import { immutableSequencePrefix, parseImmutableRecordKey } from '../../store/immutable-layout.js';
+import { getRecordBySequence } from '../../store/ledger-store.js';
 
 export interface ImmutableCopy {
   key: string;
@@ -21,7 +23,39 @@ async function readCopy(deps: Deps, key: string): Promise<ImmutableCopy | null> 
   const object = await deps.objects.get('immutable', key);
   if (!object) return null;
   const bytes = Buffer.from(object.body).toString('utf8');
-  return { key, bytes, record: recordOf(JSON.parse(bytes) as LedgerRecord) };
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(bytes);
+  } catch {
+    parsed = null;
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+    throw new ConflictError(`The immutable copy ${key} is not a JSON record`);
+  return { key, bytes, record: recordOf(parsed as LedgerRecord) };
+}
+
+/**
+ * Why a copy cannot be trusted as the record of `sequenceNumber` in `firmId` (empty when it can): it must be
+ * of that firm, at the sequence number and with the id its key names, its record hash, chain hash and
+ * signature must hold, and the signing key must be the service's published one.
+ */
+export async function copyProblems(
+  deps: Deps,
+  firmId: string,
+  sequenceNumber: number,
+  copy: Pick<ImmutableCopy, 'key' | 'record'>,
+): Promise<string[]> {
+  const { record } = copy;
+  const named = parseImmutableRecordKey(copy.key);
+  const problems: string[] = [];
+  if (record.firmId !== firmId || named?.firmId !== firmId) problems.push('it belongs to another firm');
+  if (record.sequenceNumber !== sequenceNumber || named?.sequenceNumber !== sequenceNumber)
+    problems.push(`its sequence number is not ${sequenceNumber}, the one its key names`);
+  if (named?.recordId !== record.id) problems.push('its id is not the one its key names');
+  for (const problem of checkRecord(record)) problems.push(problem.toLowerCase().replaceAll('_', ' '));
+  if (record.publicKey !== (await publicKeyBase64(deps.signer)))
+    problems.push('it is signed with a key the service has not published');
+  return problems;
 }
 
 /**
@@ -45,25 +79,6 @@ export async function copyAtSequence(
       `The immutable store holds ${copies.length} candidate copies of sequence ${sequenceNumber}`,
     );
   return sound[0]!;
-}
-
-/**
- * Resolves a record id to the sequence number it concerns: the immutable copy with that id is authoritative
- * (looked up first at the positions of database rows carrying the id, then across the firm's copies); an id
- * only the database knows (a forged row) resolves to the position of its row.
- */
-export async function resolveSequence(deps: Deps, firmId: string, recordId: string): Promise<number | null> {
-  const positions = (await rowsWithRecordId(deps, firmId, recordId)).map((row) => row.position);
-  for (const position of positions) {
-    for await (const key of deps.objects.list('immutable', immutableSequencePrefix(firmId, position))) {
-      if (parseImmutableRecordKey(key)?.recordId === recordId) return position;
-    }
-  }
-  for await (const key of deps.objects.list('immutable', immutableFirmPrefix(firmId))) {
-    const parsed = parseImmutableRecordKey(key);
-    if (parsed?.recordId === recordId) return parsed.sequenceNumber;
-  }
-  return positions[0] ?? null;
 }
 
 export async function compareAt(deps: Deps, firmId: string, recordId: string | null, sequenceNumber: number) {

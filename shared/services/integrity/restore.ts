@@ -1,7 +1,8 @@
 /** Restoring a damaged or deleted database row of the ledger from its immutable copy. */
 import { createHash } from 'node:crypto';
 import { actorOf, type Principal } from '../../domain/auth/principal.js';
-import { NotFoundError } from '../../errors.js';
+import { distinctText } from '../../domain/integrity/record-diff.js';
+import { ConflictError, NotFoundError } from '../../errors.js';
 import { appendUnlessRaced } from '../../ledger-writer/append.js';
 import { canonicalJson } from '../../ledger/hashing.js';
 import { isoNow } from '../../ports/clock.js';
@@ -9,12 +10,16 @@ import type { Deps } from '../../runtime/deps.js';
 import { restoreMarkerItem } from '../../store/integrity-store.js';
 import { restoreRowItem } from '../../store/ledger-writes.js';
 import { LOST_RACE } from '../../store/lost-race.js';
-import { compareAt, resolveSequence } from './immutable-copy.js';
+import { compareAt, copyProblems } from './immutable-copy.js';
+import { resolveSequence } from './record-locator.js';
 
 /**
  * Restores the database row for a record from its immutable copy, committed atomically with a CHAIN_REPAIRED
- * record that says what was restored. A row that already matches is a no-op (no second CHAIN_REPAIRED); two
- * concurrent restores of the same damage write one repair (a marker keyed by the damaged state).
+ * record that says what was restored. The copy is checked first (copyProblems: the firm, the position and id
+ * its key names, its hashes and signature under the published key); one that fails is 409 and nothing is
+ * written. A row that already matches is a no-op (no second CHAIN_REPAIRED); two concurrent restores of the
+ * same damage write one repair (a marker keyed by the damaged state). A damaged row need not have a canonical
+ * form (a lone surrogate): it is then different from the copy, and its digest is taken over distinctText.
  */
 export async function restoreRecord(deps: Deps, principal: Principal, recordId: string) {
   const sequenceNumber = await resolveSequence(deps, principal.firmId, recordId);
@@ -25,8 +30,16 @@ export async function restoreRecord(deps: Deps, principal: Principal, recordId: 
     recordId,
     sequenceNumber,
   );
-  if (!immutable)
+  if (!immutable || !immutableKey)
     throw new NotFoundError(`No immutable copy of sequence number ${sequenceNumber} exists to restore from`);
+  const untrusted = await copyProblems(deps, principal.firmId, sequenceNumber, {
+    key: immutableKey,
+    record: immutable,
+  });
+  if (untrusted.length > 0)
+    throw new ConflictError(
+      `The immutable copy of sequence number ${sequenceNumber} cannot be trusted: ${untrusted.join('; ')}`,
+    );
   const unchanged = {
     restored: false,
     action: 'NONE' as const,
@@ -35,12 +48,12 @@ export async function restoreRecord(deps: Deps, principal: Principal, recordId: 
     repairRecordId: null,
     fieldsRestored: [],
   };
-  if (database && canonicalJson(database) === canonicalJson(immutable))
+  if (database && distinctText(database) === canonicalJson(immutable))
     return { ...unchanged, message: 'The database row already matches the immutable copy' };
 
   const action = database ? ('OVERWRITTEN' as const) : ('REINSERTED' as const);
   const damage = createHash('sha256')
-    .update(database ? canonicalJson(database) : 'absent')
+    .update(database ? distinctText(database) : 'absent')
     .digest('hex');
   const fieldsRestored = diffs.map((d) => d.field);
   const repair = await appendUnlessRaced(
