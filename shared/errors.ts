@@ -13,6 +13,7 @@ export type ErrorCode =
   | 'UNPROCESSABLE'
   | 'PAYLOAD_TOO_LARGE'
   | 'RATE_LIMITED'
+  | 'SERVICE_UNAVAILABLE'
   | 'INTERNAL';
 
 export interface ErrorDetail {
@@ -72,4 +73,18 @@ export class DocumentNotFoundError extends ServiceError {
 export class ImpactAssessmentRequiredError extends ServiceError {
   override readonly name = 'ImpactAssessmentRequiredError';
   readonly code = 'IMPACT_ASSESSMENT_REQUIRED';
+}
+/**
+ * A dependency we share with every firm (the signing quota, the firm's sequencer) could not serve the request in
+ * time; nothing was written. Retrying after `retryAfterSeconds` is safe.
+ */
+export class ServiceUnavailableError extends ServiceError {
+  override readonly name = 'ServiceUnavailableError';
+  readonly code = 'SERVICE_UNAVAILABLE';
+  constructor(
+    message: string,
+    readonly retryAfterSeconds: number,
+  ) {
+    super(message);
+  }
 }

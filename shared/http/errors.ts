@@ -1,5 +1,5 @@
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import { ServiceError, type ErrorCode, type ErrorDetail } from '../errors.js';
+import { ServiceError, ServiceUnavailableError, type ErrorCode, type ErrorDetail } from '../errors.js';
 import { logger } from '../runtime/logger.js';
 
 /** The one place where error codes become HTTP statuses. */
@@ -14,6 +14,7 @@ export const STATUS_OF: Record<ErrorCode, number> = {
   UNPROCESSABLE: 422,
   PAYLOAD_TOO_LARGE: 413,
   RATE_LIMITED: 429,
+  SERVICE_UNAVAILABLE: 503,
   INTERNAL: 500,
 };
 
@@ -32,6 +33,10 @@ export function errorResponse(
 
 /** Maps anything thrown by a handler to the error envelope; unexpected errors are logged and hidden. */
 export function toErrorResponse(error: unknown, requestId: string): APIGatewayProxyStructuredResultV2 {
+  if (error instanceof ServiceUnavailableError) {
+    const response = errorResponse(error.code, error.message, requestId);
+    return { ...response, headers: { ...response.headers, 'retry-after': String(error.retryAfterSeconds) } };
+  }
   if (error instanceof ServiceError)
     return errorResponse(error.code, error.message, requestId, error.details);
   // @middy/http-json-body-parser reports a body that is not JSON as an HTTP error.

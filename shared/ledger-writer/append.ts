@@ -1,17 +1,14 @@
+import { randomUUID } from 'node:crypto';
 import { newId } from '../ids.js';
 import type { LedgerEventType } from '../ledger/event-types.js';
-import { canonicalJson } from '../ledger/hashing.js';
-import type { Actor, LedgerRecord, RecordPayload } from '../ledger/record.js';
-import { sealRecord } from '../ledger/seal.js';
-import { publicKeyBase64 } from '../ledger/signing-key.js';
+import type { Actor, LedgerRecord } from '../ledger/record.js';
 import { isoNow } from '../ports/clock.js';
 import type { Deps } from '../runtime/deps.js';
-import { logger } from '../runtime/logger.js';
 import type { TransactItem } from '../store/conditional-write.js';
-import { readHead } from '../store/ledger-store.js';
-import { advanceHeadToLastRecord, commitRecord } from '../store/ledger-writes.js';
-import { LOST_RACE, retryOnLostRace, type LostRace } from '../store/lost-race.js';
+import { LOST_RACE, type LostRace } from '../store/lost-race.js';
+import type { PendingAppend } from './append-batch.js';
 import { archiveRecord } from './archive.js';
+import { sequence, type Sequenced } from './sequencer.js';
 
 export type { Actor } from '../ledger/record.js';
 
@@ -25,11 +22,19 @@ export interface AppendInput {
   reviewJobId?: string | null;
 }
 
+/** What a write committed with a record may know of it before it is sealed: its id and its timestamp. */
+export interface RecordRef {
+  id: string;
+  /** The record's timestamp (a placeholder the sequencer replaces with the sealed value, wherever it appears). */
+  timestamp: string;
+}
+
 /**
  * Writes committed atomically with the record (state change and evidence succeed or fail together); a
- * function receives the sealed record, for writes that name it.
+ * function receives the record's id and timestamp, for writes that name them. They must be plain JSON data:
+ * another instance may be the one that commits them.
  */
-export type WithRecord = TransactItem[] | ((record: LedgerRecord) => TransactItem[]);
+export type WithRecord = TransactItem[] | ((record: RecordRef) => TransactItem[]);
 
 export interface AppendOptions {
   with?: WithRecord;
@@ -37,24 +42,23 @@ export interface AppendOptions {
   onConflict?: (failedItem: number) => Error;
 }
 
-const MAX_ATTEMPTS = 200;
-
 /**
- * Appends a record to a firm's chain.
+ * Appends a record to a firm's chain and returns it once committed.
  *
- * Each attempt reads the chain head, seals the record after it and commits head, record and an outbox entry
- * in one DynamoDB transaction whose conditions guarantee that sequence numbers are unique, gapless and
- * strictly increasing. A lost race retries on the new head. After the commit the record's canonical bytes
- * go to the immutable store and the outbox entry is removed (archiveRecord); if the process dies in between,
- * the outbox sweep (functions/workers/ledger-outbox-sweep) finishes the copy.
+ * The append is sequenced with every other append to the firm, from this and every other instance, by group
+ * commit (./sequencer.ts): batches of records are sealed in order, signed in parallel and committed in one
+ * DynamoDB transaction whose conditions keep sequence numbers unique, gapless and strictly increasing. An
+ * append whose own condition (`with`) fails fails alone, with `onConflict`'s error, and spends no signature.
+ * After the commit the record's canonical bytes go to the immutable store and the outbox entry is removed; if
+ * the process dies in between, the outbox sweep (functions/workers/ledger-outbox-sweep) finishes the copy.
  */
 export async function appendRecord(
   deps: Deps,
   input: AppendInput,
   options: AppendOptions = {},
 ): Promise<LedgerRecord> {
-  const result = await inFirmOrder(deps, input.firmId, () => appendOnce(deps, input, options.with));
-  if (!('failedItem' in result)) return result;
+  const result = await appendOnce(deps, input, options.with);
+  if (result.status === 'committed') return result.record;
   throw (
     options.onConflict?.(result.failedItem) ?? new Error(`Condition of write ${result.failedItem} failed`)
   );
@@ -69,77 +73,34 @@ export async function appendUnlessRaced(
   input: AppendInput,
   withRecord: WithRecord,
 ): Promise<LedgerRecord | LostRace> {
-  const result = await inFirmOrder(deps, input.firmId, () => appendOnce(deps, input, withRecord));
-  return 'failedItem' in result ? LOST_RACE : result;
+  const result = await appendOnce(deps, input, withRecord);
+  return result.status === 'committed' ? result.record : LOST_RACE;
 }
 
-/** Per Deps instance (one per process in production), the last append queued for each firm. */
-const firmTails = new WeakMap<Deps, Map<string, Promise<unknown>>>();
-
-/**
- * Runs one process's appends to a firm one after another. Racing them only makes each lost race repeat its
- * read, signature and transaction (measured: 8.6 appends/s at 32 concurrent against ~40/s queued, see
- * docs/benchmarks.md). Correctness never depends on it: the conditional transaction still orders appends
- * from different processes (Lambda instances).
- */
-function inFirmOrder<T>(deps: Deps, firmId: string, work: () => Promise<T>): Promise<T> {
-  let tails = firmTails.get(deps);
-  if (!tails) firmTails.set(deps, (tails = new Map()));
-  const run = (tails.get(firmId) ?? Promise.resolve()).then(work);
-  const tail = run.catch(() => undefined);
-  tails.set(firmId, tail);
-  void tail.then(() => {
-    if (tails.get(firmId) === tail) tails.delete(firmId);
-  });
-  return run;
-}
-
-/** The sealed, committed record, or the index of the `with` item whose condition failed (nothing written). */
 async function appendOnce(
   deps: Deps,
   input: AppendInput,
   withRecord: WithRecord | undefined,
-): Promise<LedgerRecord | { failedItem: number }> {
-  const publicKey = await publicKeyBase64(deps.signer);
-  // Exactly what JSON (and so DynamoDB and the canonical form) will hold: no undefined, no class instances.
-  const documentMetadata = JSON.parse(JSON.stringify(input.documentMetadata)) as Record<string, unknown>;
-  return retryOnLostRace(
-    async () => {
-      const head = await readHead(deps, input.firmId);
-      const now = isoNow(deps.clock);
-      const payload: RecordPayload = {
-        id: newId('record'),
-        firmId: input.firmId,
-        sequenceNumber: head.sequenceNumber + 1,
-        eventType: input.eventType,
-        actorId: input.actor.id,
-        actorName: input.actor.name,
-        actorFcaRef: input.actor.fcaRef,
-        documentHash: input.documentHash ?? '',
-        documentMetadata,
-        // Timestamps never go backwards along the chain, even across hosts with slightly different clocks.
-        timestamp: head.timestamp !== null && head.timestamp > now ? head.timestamp : now,
-        reviewJobId: input.reviewJobId ?? null,
-      };
-      const record = await sealRecord(payload, head.chainHash, deps.signer, publicKey);
-      const body = canonicalJson(record);
-      const extra = typeof withRecord === 'function' ? withRecord(record) : withRecord;
-      const result = await commitRecord(deps, head, record, body, extra);
-      if (result === 'committed') {
-        await archiveRecord(deps, record, body);
-        return record;
-      }
-      if (typeof result === 'object') return result;
-      if (result === 'head-behind') {
-        logger.warn('Ledger head is behind its records; advancing it', { firmId: input.firmId, head });
-        await advanceHeadToLastRecord(deps, input.firmId, head);
-      }
-      return LOST_RACE;
-    },
-    {
-      attempts: MAX_ATTEMPTS,
-      exhausted: () =>
-        new Error(`Could not append to the ledger of ${input.firmId} after ${MAX_ATTEMPTS} attempts`),
-    },
-  );
+): Promise<Sequenced> {
+  const recordId = newId('record');
+  const timestampToken = `\u0000record-timestamp:${randomUUID()}`;
+  const append: PendingAppend = {
+    recordId,
+    firmId: input.firmId,
+    eventType: input.eventType,
+    actor: input.actor,
+    documentHash: input.documentHash ?? '',
+    // Exactly what JSON (and so DynamoDB and the canonical form) will hold: no undefined, no class instances.
+    documentMetadata: JSON.parse(JSON.stringify(input.documentMetadata)) as Record<string, unknown>,
+    reviewJobId: input.reviewJobId ?? null,
+    requestedAt: isoNow(deps.clock),
+    extras:
+      typeof withRecord === 'function'
+        ? withRecord({ id: recordId, timestamp: timestampToken })
+        : (withRecord ?? []),
+    timestampToken,
+  };
+  const result = await sequence(deps, append);
+  if (result.status === 'committed') await archiveRecord(deps, result.record, result.body);
+  return result;
 }

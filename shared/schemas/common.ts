@@ -20,6 +20,7 @@ export const ErrorBody = z
         'UNPROCESSABLE',
         'PAYLOAD_TOO_LARGE',
         'RATE_LIMITED',
+        'SERVICE_UNAVAILABLE',
         'INTERNAL',
       ]),
       message: z.string(),

@@ -85,6 +85,10 @@ export const keys = {
     pk: `FIRM#${firmId}`,
     sk: `OUTBOX#${padSequence(sequenceNumber)}`,
   }),
+  /** An append waiting for the firm's sequencer, then its result until the asker collects it. */
+  appendIntent: (firmId: string, recordId: string) => ({ pk: `FIRM#${firmId}`, sk: `APPEND#${recordId}` }),
+  /** The firm's sequencer lease: which instance seals and commits the firm's appends, and until when. */
+  sequencerLease: (firmId: string) => ({ pk: `FIRM#${firmId}`, sk: 'SEQUENCER' }),
 };
 
 export const SK_PREFIX = {
@@ -93,6 +97,7 @@ export const SK_PREFIX = {
   record: 'REC#',
   verification: 'VERIFY#',
   outbox: 'OUTBOX#',
+  appendIntent: 'APPEND#',
   job: 'JOB#',
   reviewQueue: 'RQUEUE#',
   reviewEscalated: 'RESCALATED#',

@@ -18,7 +18,26 @@ export interface OutboxEntry {
   pendingSince: string;
 }
 
-const PENDING = 'PENDING';
+/**
+ * The `pendingArchive` index's partition key is sharded: `PENDING#<0..15>`, by firm and sequence number, so
+ * neither one busy firm nor the whole platform writes every outbox entry under a single key (a DynamoDB
+ * partition takes ~1,000 WCU/s; each append writes and deletes one entry). The sweep reads every shard. Entries
+ * written before sharding carry plain `PENDING` and are read too, until none is left.
+ */
+export const OUTBOX_SHARDS = 16;
+const LEGACY_PENDING = 'PENDING';
+
+/** The index key of a firm's entry at `sequenceNumber`: consecutive records of a firm go to consecutive shards. */
+export function outboxShard(firmId: string, sequenceNumber: number): string {
+  let hash = 0;
+  for (let i = 0; i < firmId.length; i++) hash = (hash * 31 + firmId.charCodeAt(i)) >>> 0;
+  return `${LEGACY_PENDING}#${(hash + sequenceNumber) % OUTBOX_SHARDS}`;
+}
+
+const SHARD_KEYS = [
+  LEGACY_PENDING,
+  ...Array.from({ length: OUTBOX_SHARDS }, (_, shard) => `${LEGACY_PENDING}#${shard}`),
+];
 
 /** The outbox entry written with a record (part of its commit transaction). */
 export function outboxItem(deps: Deps, record: LedgerRecord, body: string): TransactItem {
@@ -30,7 +49,7 @@ export function outboxItem(deps: Deps, record: LedgerRecord, body: string): Tran
         firmId: record.firmId,
         sequenceNumber: record.sequenceNumber,
         body,
-        pendingArchive: PENDING,
+        pendingArchive: outboxShard(record.firmId, record.sequenceNumber),
         pendingSince: `${record.timestamp}#${record.firmId}#${padSequence(record.sequenceNumber)}`,
       },
     },
@@ -43,27 +62,36 @@ export async function deleteOutbox(deps: Deps, firmId: string, sequenceNumber: n
   );
 }
 
-/** Outbox entries pending since before `olderThan` (ISO time), oldest first, across all firms. */
+/** Outbox entries pending since before `olderThan` (ISO time), oldest first, across all firms and shards. */
 export async function listPendingOutbox(
   deps: Deps,
   olderThan: string,
   limit: number,
 ): Promise<OutboxEntry[]> {
-  const { Items = [] } = await deps.db.send(
-    new QueryCommand({
-      TableName: deps.tables.ledger,
-      IndexName: LEDGER_PENDING_ARCHIVE,
-      KeyConditionExpression: 'pendingArchive = :p AND pendingSince < :t',
-      ExpressionAttributeValues: { ':p': PENDING, ':t': olderThan },
-      Limit: limit,
+  const shards = await Promise.all(
+    SHARD_KEYS.map(async (shard) => {
+      const { Items = [] } = await deps.db.send(
+        new QueryCommand({
+          TableName: deps.tables.ledger,
+          IndexName: LEDGER_PENDING_ARCHIVE,
+          KeyConditionExpression: 'pendingArchive = :p AND pendingSince < :t',
+          ExpressionAttributeValues: { ':p': shard, ':t': olderThan },
+          Limit: limit,
+        }),
+      );
+      return Items;
     }),
   );
-  return Items.map((i) => ({
-    firmId: i.firmId as string,
-    sequenceNumber: i.sequenceNumber as number,
-    body: i.body as string,
-    pendingSince: i.pendingSince as string,
-  }));
+  return shards
+    .flat()
+    .map((i) => ({
+      firmId: i.firmId as string,
+      sequenceNumber: i.sequenceNumber as number,
+      body: i.body as string,
+      pendingSince: i.pendingSince as string,
+    }))
+    .sort((a, b) => (a.pendingSince < b.pendingSince ? -1 : a.pendingSince > b.pendingSince ? 1 : 0))
+    .slice(0, limit);
 }
 
 export async function getOutbox(

@@ -7,52 +7,72 @@ import type { ChainHead } from './ledger-store.js';
 import { outboxItem } from './ledger-outbox-store.js';
 
 /**
- * The writes to a firm's chain in the ledger table: committing a record after the head, moving a head that
- * lags its records forward, and putting a row back from its immutable copy.
+ * The writes to a firm's chain in the ledger table: committing a batch of records after the head, moving a
+ * head that lags its records forward, and putting a row back from its immutable copy.
  */
 
-/** Outcome of one attempt to commit a record. */
-export type CommitResult = 'committed' | 'head-moved' | 'head-behind' | { failedItem: number };
+/** A sealed record ready to commit, with the writes that go with it. */
+export interface SealedAppend {
+  record: LedgerRecord;
+  /** Canonical JSON of the record: the exact bytes of its immutable copy, kept in the outbox entry. */
+  body: string;
+  /** For an append that waits as an intent: the write recording its result (conditional on it still waiting). */
+  intentResult?: TransactItem;
+  /** Writes that commit atomically with the record, their conditions included. */
+  extras: TransactItem[];
+}
 
-/** Positions of the commit's own items; the caller's extra items follow them. */
-const HEAD = 0;
-const RECORD = 1;
-const OWN_ITEMS = 3;
+/** What became of a batch. Nothing is written unless it is `committed`. */
+export type BatchOutcome =
+  | { kind: 'committed' }
+  /** Another writer moved the chain head since it was read. */
+  | { kind: 'head-moved' }
+  /** The head held, but a record position is taken: the head item is behind the records. */
+  | { kind: 'head-behind' }
+  /** The append at `index` failed its own condition, on its `failedItem`-th extra write. */
+  | { kind: 'append-failed'; index: number; failedItem: number }
+  /** The append at `index` was withdrawn by its asker (it gave up waiting). */
+  | { kind: 'withdrawn'; index: number }
+  /** A concurrent transaction touched the same items; nothing failed its condition. */
+  | { kind: 'conflict' };
+
+type Role = { index: number } & ({ role: 'record' | 'outbox' | 'intent' } | { role: 'extra'; extra: number });
 
 /**
- * Commits a record after `head` in one transaction: the head moves from head.sequenceNumber to the record's
- * (conditional on it not having moved), the record row is created (conditional on the sequence being unused)
- * and an outbox entry is created for the immutable copy. `extra` items commit atomically with the record.
+ * Commits consecutive records after `head` in one transaction: the head moves to the last record (conditional
+ * on it not having moved), every record row is created (conditional on its sequence being unused) with its
+ * outbox entry, every waiting intent gets its result, and every append's extra writes commit with it. The
+ * conditions make sequence numbers unique, gapless and strictly increasing whatever else runs.
  */
-export async function commitRecord(
+export async function commitBatch(
   deps: Deps,
   head: ChainHead,
-  record: LedgerRecord,
-  outboxBody: string,
-  extra: TransactItem[] = [],
-): Promise<CommitResult> {
-  const recordItem: TransactItem = {
-    Put: {
-      TableName: deps.tables.ledger,
-      Item: { ...keys.ledgerRecord(record.firmId, record.sequenceNumber), ...record },
-      ConditionExpression: 'attribute_not_exists(pk)',
-    },
-  };
-  const outcome = await writeConditionally(deps, [
-    headItem(deps, record, head),
-    recordItem,
-    outboxItem(deps, record, outboxBody),
-    ...extra,
-  ]);
-  // A concurrent transaction on the same items: try again on a fresh head.
-  if (outcome.status === 'conflict') return 'head-moved';
-  if (outcome.status === 'committed') return 'committed';
-  const failed = outcome.failedItems;
-  // The head matched but the sequence is taken: the head item is behind the records (lost or rolled back).
-  if (!failed.includes(HEAD) && failed.includes(RECORD)) return 'head-behind';
-  // Contention on the head: try again on a fresh head.
-  if (failed.some((index) => index < OWN_ITEMS)) return 'head-moved';
-  return { failedItem: failed[0]! - OWN_ITEMS };
+  sealed: readonly SealedAppend[],
+): Promise<BatchOutcome> {
+  const last = sealed[sealed.length - 1]!.record;
+  const items: TransactItem[] = [headItem(deps, last, head)];
+  const roles: (Role | null)[] = [null];
+  sealed.forEach((append, index) => {
+    items.push(recordItem(deps, append.record), outboxItem(deps, append.record, append.body));
+    roles.push({ index, role: 'record' }, { index, role: 'outbox' });
+    if (append.intentResult) {
+      items.push(append.intentResult);
+      roles.push({ index, role: 'intent' });
+    }
+    append.extras.forEach((item, extra) => {
+      items.push(item);
+      roles.push({ index, role: 'extra', extra });
+    });
+  });
+  const outcome = await writeConditionally(deps, items);
+  if (outcome.status === 'committed') return { kind: 'committed' };
+  if (outcome.status === 'conflict') return { kind: 'conflict' };
+  if (outcome.failedItems.includes(0)) return { kind: 'head-moved' };
+  const failed = outcome.failedItems.map((i) => roles[i]!);
+  if (failed.some((r) => r.role === 'record')) return { kind: 'head-behind' };
+  const first = failed[0]!;
+  if (first.role === 'extra') return { kind: 'append-failed', index: first.index, failedItem: first.extra };
+  return { kind: 'withdrawn', index: first.index };
 }
 
 /**
@@ -77,6 +97,16 @@ export async function advanceHeadToLastRecord(deps: Deps, firmId: string, seen: 
 }
 
 /** The head's move from `from` (conditional on it still being there) to `to`. */
+function recordItem(deps: Deps, record: LedgerRecord): TransactItem {
+  return {
+    Put: {
+      TableName: deps.tables.ledger,
+      Item: { ...keys.ledgerRecord(record.firmId, record.sequenceNumber), ...record },
+      ConditionExpression: 'attribute_not_exists(pk)',
+    },
+  };
+}
+
 function headItem(
   deps: Deps,
   to: Pick<LedgerRecord, 'firmId' | 'sequenceNumber' | 'chainHash' | 'timestamp'>,

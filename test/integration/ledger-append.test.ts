@@ -10,6 +10,7 @@ import { checkRecord } from '../../shared/ledger/verify.js';
 import type { ObjectStore } from '../../shared/ports/object-store.js';
 import { immutableRecordKey } from '../../shared/store/immutable-layout.js';
 import { keys } from '../../shared/store/keys.js';
+import { outboxShard } from '../../shared/store/ledger-outbox-store.js';
 import { queryRecordRange } from '../../shared/store/ledger-store.js';
 import { api, createFirm, stackDeps, type TestFirm } from './helpers.js';
 
@@ -121,7 +122,7 @@ describe('ledger append', () => {
         Key: keys.ledgerOutbox(firm.firmId, record.sequenceNumber),
       }),
     );
-    expect(pending.Item?.pendingArchive).toBe('PENDING');
+    expect(pending.Item?.pendingArchive).toBe(outboxShard(firm.firmId, record.sequenceNumber));
 
     // The running stack's outbox sweep (every second here, 2 s grace) hands it to the archive worker.
     const copy = await waitFor(() => deps.objects.get('immutable', key));

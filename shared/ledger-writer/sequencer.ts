@@ -1,0 +1,335 @@
+import { randomUUID } from 'node:crypto';
+import type { Deps } from '../runtime/deps.js';
+import { logger } from '../runtime/logger.js';
+import { writeConditionally, type TransactItem } from '../store/conditional-write.js';
+import {
+  committedIntentItem,
+  deleteIntent,
+  failIntent,
+  listIntents,
+  putIntent,
+  readIntent,
+  withdrawIntent,
+} from '../store/append-intent-store.js';
+import { advanceHeadToLastRecord, commitBatch, type SealedAppend } from '../store/ledger-writes.js';
+import { readHead, type ChainHead } from '../store/ledger-store.js';
+import { acquireLease, readLease, releaseLease, renewLease } from '../store/sequencer-lease-store.js';
+import { ServiceUnavailableError } from '../errors.js';
+import { conditionChecks, extrasAt, placeBatch, planBatch, type PendingAppend } from './append-batch.js';
+import { canonicalJson, computeChainHash, computeRecordHash, signedMessage } from '../ledger/hashing.js';
+import type { LedgerRecord } from '../ledger/record.js';
+import { publicKeyBase64 } from '../ledger/signing-key.js';
+
+/** How an append ended: committed at a position, or refused by its own condition (nothing written). */
+export type Sequenced =
+  { status: 'committed'; record: LedgerRecord; body: string } | { status: 'failed'; failedItem: number };
+
+/** A sequencer lease lasts this long unless renewed: the longest a dead holder makes the firm's askers wait. */
+export const LEASE_TTL_MS = 3_000;
+/** An asker gives up (withdrawing its intent, answering 503) after this long: inside API Gateway's 30 s. */
+export const ASK_TIMEOUT_MS = 25_000;
+/** Intents read per batch; a transaction holds at most 100 items anyway. */
+const INTENTS_PER_READ = 100;
+/** Uncollected results (their asker died) older than this are cleared by the holder. */
+const STALE_RESULT_MS = 60_000;
+/** Attempts at one batch before its appends fail (each lost attempt re-reads the head). */
+const BATCH_ATTEMPTS = 50;
+
+interface LocalAppend {
+  append: PendingAppend;
+  settle: (result: Sequenced | Error) => void;
+}
+
+/** One process's view of one firm's sequencer. */
+interface Lane {
+  firmId: string;
+  state: 'idle' | 'acquiring' | 'leading';
+  /** This process's appends waiting for the lease it holds or is taking. */
+  local: LocalAppend[];
+  /** Who this lane is, as a lease holder. */
+  holder: string;
+}
+
+const lanes = new WeakMap<Deps, Map<string, Lane>>();
+
+/**
+ * Group commit across instances. An append either joins the batch of the sequencer this process holds for its
+ * firm, or takes the firm's sequencer lease and becomes the sequencer, or, when another instance holds it,
+ * leaves an intent in the ledger table and waits for its result. The sequencer drains its own and the
+ * intents in order, in batches: each batch is placed after the head, its appends' own conditions are checked
+ * before anything is signed, its records are hashed in order and signed in parallel, and it commits in one
+ * conditional transaction on the head (docs/architecture.md §5).
+ */
+export function sequence(deps: Deps, append: PendingAppend): Promise<Sequenced> {
+  const lane = laneOf(deps, append.firmId);
+  const result = new Promise<Sequenced>((resolve, reject) =>
+    lane.local.push({ append, settle: (r) => (r instanceof Error ? reject(r) : resolve(r)) }),
+  );
+  if (lane.state === 'idle') void takeOrHandOver(deps, lane);
+  return result;
+}
+
+function laneOf(deps: Deps, firmId: string): Lane {
+  let byFirm = lanes.get(deps);
+  if (!byFirm) lanes.set(deps, (byFirm = new Map()));
+  let lane = byFirm.get(firmId);
+  if (!lane) byFirm.set(firmId, (lane = { firmId, state: 'idle', local: [], holder: randomUUID() }));
+  return lane;
+}
+
+/** Takes the lease and leads, or hands this process's waiting appends over to the holder as intents. */
+async function takeOrHandOver(deps: Deps, lane: Lane): Promise<void> {
+  lane.state = 'acquiring';
+  let acquired: boolean;
+  try {
+    acquired = await acquireLease(deps, lane.firmId, lane.holder, LEASE_TTL_MS);
+  } catch (error) {
+    lane.state = 'idle';
+    failAll(lane.local.splice(0), error as Error);
+    return;
+  }
+  if (!acquired) {
+    lane.state = 'idle';
+    handOver(deps, lane);
+    return;
+  }
+  lane.state = 'leading';
+  await lead(deps, lane);
+}
+
+function handOver(deps: Deps, lane: Lane): void {
+  for (const waiting of lane.local.splice(0))
+    waitAsIntent(deps, lane, waiting.append).then(waiting.settle, waiting.settle);
+}
+
+function failAll(appends: readonly LocalAppend[], error: Error): void {
+  for (const waiting of appends) waiting.settle(error);
+}
+
+/** Leaves an intent for the holder and waits for its result; takes over when the lease is free or ran out. */
+async function waitAsIntent(deps: Deps, lane: Lane, append: PendingAppend): Promise<Sequenced> {
+  await putIntent(deps, append);
+  const started = Date.now();
+  for (let poll = 1; ; poll++) {
+    await sleep(Math.min(50, 5 + 5 * poll));
+    const state = await readIntent(deps, append.firmId, append.recordId);
+    if (state?.state === 'COMMITTED') {
+      await deleteIntent(deps, append.firmId, append.recordId);
+      return { status: 'committed', record: JSON.parse(state.body) as LedgerRecord, body: state.body };
+    }
+    if (state?.state === 'FAILED') {
+      await deleteIntent(deps, append.firmId, append.recordId);
+      return { status: 'failed', failedItem: state.failedItem };
+    }
+    if (state === null) throw new Error(`Append intent ${append.recordId} vanished`);
+    if (Date.now() - started > ASK_TIMEOUT_MS) {
+      const withdrawn = await withdrawIntent(deps, append.firmId, append.recordId);
+      if (withdrawn.status === 'committed')
+        throw new ServiceUnavailableError('The ledger is busy; retry the request', 1);
+      continue; // it settled meanwhile: the next poll reads the result
+    }
+    // Every few polls: is anyone sequencing? A holder that died leaves the lease to run out.
+    if (poll % 4 === 0 && lane.state === 'idle') {
+      const lease = await readLease(deps, append.firmId);
+      if (!lease || lease.until < deps.clock.now().getTime()) void takeOrHandOver(deps, lane);
+    }
+  }
+}
+
+/** Drains this process's appends and the firm's intents, batch after batch, while holding the lease. */
+async function lead(deps: Deps, lane: Lane): Promise<void> {
+  const signatures = new Map<string, string>();
+  let leaseUntil = Date.now() + LEASE_TTL_MS;
+  let batch: LocalAppend[] = [];
+  try {
+    let head = await readHead(deps, lane.firmId);
+    for (;;) {
+      if (leaseUntil - Date.now() < LEASE_TTL_MS / 2) {
+        if (!(await renewLease(deps, lane.firmId, lane.holder, LEASE_TTL_MS))) break;
+        leaseUntil = Date.now() + LEASE_TTL_MS;
+      }
+      const candidates = await gather(deps, lane);
+      if (candidates.length === 0) {
+        await releaseLease(deps, lane.firmId, lane.holder);
+        // An asker may have left its intent after the last look and before the release: look once more.
+        if ((await gather(deps, lane)).length === 0 && lane.local.length === 0) return;
+        if (!(await acquireLease(deps, lane.firmId, lane.holder, LEASE_TTL_MS))) break;
+        leaseUntil = Date.now() + LEASE_TTL_MS;
+        head = await readHead(deps, lane.firmId);
+        continue;
+      }
+      const planned = planBatch(candidates, (c) => (c.remote ? 1 : 0)).batch;
+      batch = planned.filter((c) => !c.remote).map((c) => c.local!);
+      lane.local = lane.local.filter((waiting) => !batch.includes(waiting));
+      head = await commitInBatch(deps, head, planned, signatures);
+      batch = [];
+      signatures.clear();
+    }
+    // The lease was lost to another holder: this process's appends wait for it as intents.
+    handOver(deps, lane);
+  } catch (error) {
+    logger.error('Sequencing a batch of ledger appends failed', {
+      firmId: lane.firmId,
+      error: error as Error,
+    });
+    failAll(batch, error as Error);
+    failAll(lane.local.splice(0), error as Error);
+    await releaseLease(deps, lane.firmId, lane.holder).catch(() => undefined);
+  } finally {
+    lane.state = 'idle';
+  }
+}
+
+type Candidate = PendingAppend & { remote: boolean; local?: LocalAppend };
+
+/** This process's waiting appends and the firm's intents, in record-id (asking) order. */
+async function gather(deps: Deps, lane: Lane): Promise<Candidate[]> {
+  const staleBefore = new Date(deps.clock.now().getTime() - STALE_RESULT_MS).toISOString();
+  const { pending, stale } = await listIntents<PendingAppend>(
+    deps,
+    lane.firmId,
+    INTENTS_PER_READ,
+    staleBefore,
+  );
+  await Promise.all(stale.map((recordId) => deleteIntent(deps, lane.firmId, recordId)));
+  const candidates: Candidate[] = [
+    ...lane.local.map((local) => ({ ...local.append, remote: false, local })),
+    ...pending.map((append) => ({ ...append, remote: true })),
+  ];
+  return candidates.sort((a, b) => (a.recordId < b.recordId ? -1 : a.recordId > b.recordId ? 1 : 0));
+}
+
+/**
+ * Commits one batch, settling each of its appends; returns the new head. Appends whose own conditions fail
+ * (checked before signing, and by the commit itself) fail alone; the rest are placed again. A signature is
+ * reused whenever a record's chain hash is unchanged by a re-placement, so a Sign is spent again only for
+ * positions that really moved.
+ */
+async function commitInBatch(
+  deps: Deps,
+  head: ChainHead,
+  planned: Candidate[],
+  signatures: Map<string, string>,
+): Promise<ChainHead> {
+  let entries = planned;
+  const publicKey = await publicKeyBase64(deps.signer);
+  for (let attempt = 1; attempt <= BATCH_ATTEMPTS && entries.length > 0; attempt++) {
+    const payloads = placeBatch(entries, head);
+    const extras = entries.map((entry, i) => extrasAt(entry, payloads[i]!.timestamp));
+    const refused = await refusedBeforeSigning(deps, extras);
+    if (refused.size > 0) {
+      await Promise.all(
+        [...refused].map(([index, failedItem]) => settleFailed(deps, entries[index]!, failedItem)),
+      );
+      entries = entries.filter((_, i) => !refused.has(i));
+      continue;
+    }
+    let previousHash = head.chainHash;
+    const unsigned = payloads.map((payload) => {
+      const recordHash = computeRecordHash(payload);
+      const chainHash = computeChainHash(previousHash, recordHash);
+      const linked = { ...payload, previousHash, recordHash, chainHash };
+      previousHash = chainHash;
+      return linked;
+    });
+    await Promise.all(
+      unsigned
+        .filter((r) => !signatures.has(r.chainHash))
+        .map(async (r) => {
+          const signature = await deps.signer.sign(signedMessage(r.chainHash));
+          signatures.set(r.chainHash, Buffer.from(signature).toString('base64'));
+        }),
+    );
+    const settledAt = deps.clock.now().toISOString();
+    const sealed: SealedAppend[] = unsigned.map((r, i) => {
+      const record: LedgerRecord = { ...r, signature: signatures.get(r.chainHash)!, publicKey };
+      const body = canonicalJson(record);
+      const entry = entries[i]!;
+      return {
+        record,
+        body,
+        extras: extras[i]!,
+        ...(entry.remote
+          ? { intentResult: committedIntentItem(deps, entry, record.sequenceNumber, body, settledAt) }
+          : {}),
+      };
+    });
+    const outcome = await commitBatch(deps, head, sealed);
+    switch (outcome.kind) {
+      case 'committed':
+        sealed.forEach((s, i) =>
+          entries[i]!.local?.settle({ status: 'committed', record: s.record, body: s.body }),
+        );
+        return {
+          sequenceNumber: sealed.at(-1)!.record.sequenceNumber,
+          chainHash: sealed.at(-1)!.record.chainHash,
+          timestamp: sealed.at(-1)!.record.timestamp,
+        };
+      case 'head-moved':
+        logger.warn('Ledger head moved under the sequencer; placing the batch again', {
+          firmId: entries[0]!.firmId,
+        });
+        head = await readHead(deps, entries[0]!.firmId);
+        break;
+      case 'head-behind':
+        logger.warn('Ledger head is behind its records; advancing it', { firmId: entries[0]!.firmId, head });
+        await advanceHeadToLastRecord(deps, entries[0]!.firmId, head);
+        head = await readHead(deps, entries[0]!.firmId);
+        break;
+      case 'append-failed':
+        await settleFailed(deps, entries[outcome.index]!, outcome.failedItem);
+        entries = entries.filter((_, i) => i !== outcome.index);
+        break;
+      case 'withdrawn':
+        entries = entries.filter((_, i) => i !== outcome.index);
+        break;
+      case 'conflict':
+        await sleep(Math.random() * 10 * attempt);
+        break;
+    }
+  }
+  if (entries.length > 0)
+    throw new Error(
+      `Could not commit a batch of ${entries.length} ledger appends after ${BATCH_ATTEMPTS} attempts`,
+    );
+  return head;
+}
+
+/**
+ * Which appends would fail their own conditions now, by index, with the index of the failing extra write:
+ * one transaction of condition checks, which writes nothing. Appends of one batch never share an item, so
+ * each is judged alone.
+ */
+async function refusedBeforeSigning(
+  deps: Deps,
+  extras: readonly (readonly TransactItem[])[],
+): Promise<Map<number, number>> {
+  const checks = extras.flatMap((items, index) => conditionChecks(items).map((c) => ({ index, ...c })));
+  const refused = new Map<number, number>();
+  if (checks.length === 0) return refused;
+  for (let attempt = 1; ; attempt++) {
+    const outcome = await writeConditionally(
+      deps,
+      checks.map((c) => c.check),
+    );
+    if (outcome.status === 'committed') return refused;
+    if (outcome.status === 'condition-failed') {
+      for (const failed of outcome.failedItems) {
+        const check = checks[failed]!;
+        if (!refused.has(check.index)) refused.set(check.index, check.extra);
+      }
+      return refused;
+    }
+    if (attempt >= 10) return refused; // still contended: the commit itself judges the conditions
+    await sleep(Math.random() * 10 * attempt);
+  }
+}
+
+async function settleFailed(deps: Deps, entry: Candidate, failedItem: number): Promise<void> {
+  if (entry.local) entry.local.settle({ status: 'failed', failedItem });
+  else await failIntent(deps, entry, failedItem, deps.clock.now().toISOString());
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

@@ -1,0 +1,139 @@
+import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { appendRecord } from '../../shared/ledger-writer/append.js';
+import { LEASE_TTL_MS } from '../../shared/ledger-writer/sequencer.js';
+import type { LedgerRecord } from '../../shared/ledger/record.js';
+import { checkRecord } from '../../shared/ledger/verify.js';
+import type { Deps } from '../../shared/runtime/deps.js';
+import { immutableFirmPrefix } from '../../shared/store/immutable-layout.js';
+import { queryRecordRange, readHead } from '../../shared/store/ledger-store.js';
+import { readLease } from '../../shared/store/sequencer-lease-store.js';
+import { createFirm, stackDeps, type TestFirm } from './helpers.js';
+
+/**
+ * Group commit when an instance dies: each Deps here is one instance (its own sequencer lanes), and an instance
+ * "dies" when its DynamoDB calls stop answering from a chosen point on, as a killed Lambda's would. Whatever
+ * the moment, no acknowledged append is lost, the chain stays gapless and valid, and the other instances' appends
+ * complete once the dead holder's lease runs out (LEASE_TTL_MS).
+ */
+
+const actor = { id: 'usr_test', name: 'Tess Tester', fcaRef: null };
+
+function appendOne(deps: Deps, firm: TestFirm, n: number): Promise<LedgerRecord> {
+  return appendRecord(deps, {
+    firmId: firm.firmId,
+    eventType: 'GENERATION_RECORDED',
+    actor,
+    documentMetadata: { n },
+  });
+}
+
+/**
+ * An instance whose DynamoDB calls hang forever once `dies(command, calls)` says so (that call included when
+ * `includeTrigger`, else from the next call on): a process killed at that moment.
+ */
+function mortalInstance(
+  dies: (command: unknown) => boolean,
+  includeTrigger: boolean,
+  delayMs: (command: unknown) => number = () => 0,
+): Deps {
+  const base = stackDeps();
+  let dead = false;
+  const db = Object.create(base.db) as Deps['db'];
+  const send = base.db.send.bind(base.db) as (command: unknown) => Promise<unknown>;
+  db.send = (async (command: unknown) => {
+    const delay = delayMs(command);
+    if (delay > 0) await new Promise((r) => setTimeout(r, delay));
+    if (dead) return new Promise(() => undefined);
+    if (dies(command)) {
+      dead = true;
+      if (includeTrigger) return new Promise(() => undefined);
+      return send(command);
+    }
+    return send(command);
+  }) as Deps['db']['send'];
+  return { ...base, db };
+}
+
+const isCommit = (command: unknown) => command instanceof TransactWriteCommand;
+
+async function waitForLeaseHolder(firm: TestFirm): Promise<void> {
+  const deps = stackDeps();
+  for (let i = 0; i < 200; i++) {
+    if (await readLease(deps, firm.firmId)) return;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  throw new Error('Nobody took the sequencer lease');
+}
+
+/** The firm's whole chain is 1..head, each record linked, hashed and signed correctly. */
+async function expectSoundChain(firm: TestFirm): Promise<LedgerRecord[]> {
+  const deps = stackDeps();
+  const head = await readHead(deps, firm.firmId);
+  const records = await queryRecordRange(deps, firm.firmId, 1, 1_000_000, 'asc');
+  expect(records.map((r) => r.sequenceNumber)).toEqual(
+    Array.from({ length: head.sequenceNumber }, (_, i) => i + 1),
+  );
+  let previous: string | null = null;
+  for (const record of records) {
+    expect(checkRecord(record, previous)).toEqual([]);
+    previous = record.chainHash;
+  }
+  return records;
+}
+
+describe('group commit when an instance dies', () => {
+  it('a holder that dies before its commit delays the others by one lease, and loses nothing acknowledged', async () => {
+    const firm = await createFirm();
+    const before = (await readHead(stackDeps(), firm.firmId)).sequenceNumber;
+    const dying = mortalInstance(isCommit, true);
+    void appendOne(dying, firm, -1); // never answers: its caller got no acknowledgement
+    await waitForLeaseHolder(firm);
+
+    const started = Date.now();
+    const instances = Array.from({ length: 4 }, () => stackDeps());
+    const appended = await Promise.all(
+      Array.from({ length: 8 }, (_, n) => appendOne(instances[n % 4]!, firm, n)),
+    );
+    // They waited for the dead holder's lease to run out, then one of them took over.
+    expect(Date.now() - started).toBeGreaterThanOrEqual(LEASE_TTL_MS / 2);
+
+    const records = await expectSoundChain(firm);
+    expect(records).toHaveLength(before + 8);
+    for (const record of appended) expect(records[record.sequenceNumber - 1]).toEqual(record);
+  });
+
+  it('a holder that dies right after its commit leaves every waiting instance its result', async () => {
+    const firm = await createFirm();
+    const before = (await readHead(stackDeps(), firm.firmId)).sequenceNumber;
+    // The dying holder reads the head slowly, so the others' intents are in its batch; it dies once committed.
+    let reads = 0;
+    const dying = mortalInstance(isCommit, false, (command) =>
+      command instanceof GetCommand && ++reads === 1 ? 500 : 0,
+    );
+    void appendOne(dying, firm, 0);
+    await waitForLeaseHolder(firm);
+    const instances = Array.from({ length: 4 }, () => stackDeps());
+    const appended = await Promise.all(
+      Array.from({ length: 8 }, (_, n) => appendOne(instances[n % 4]!, firm, n + 1)),
+    );
+
+    const records = await expectSoundChain(firm);
+    // The dead holder's own append committed too (its caller never heard: a retry would append it again).
+    expect(records).toHaveLength(before + 9);
+    for (const record of appended) expect(records[record.sequenceNumber - 1]).toEqual(record);
+    // Appends go on after it, and the outbox sweep copies whatever the dead holder left unarchived.
+    await appendOne(stackDeps(), firm, 99);
+    const deps = stackDeps();
+    const head = await readHead(deps, firm.firmId);
+    for (let i = 0; ; i++) {
+      let copies = 0;
+      for await (const key of deps.objects.list('immutable', immutableFirmPrefix(firm.firmId))) {
+        void key;
+        copies += 1;
+      }
+      if (copies === head.sequenceNumber) break;
+      if (i > 150) throw new Error(`${copies} immutable copies for ${head.sequenceNumber} records`);
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  });
+});
