@@ -6,6 +6,7 @@ export type ErrorCode =
   | 'VALIDATION_ERROR'
   | 'UNAUTHORIZED'
   | 'FORBIDDEN'
+  | 'SUBMITTER_CANNOT_REVIEW'
   | 'NOT_FOUND'
   | 'DOCUMENT_NOT_FOUND'
   | 'CONFLICT'
@@ -63,6 +64,14 @@ export class UnprocessableError extends ServiceError {
 export class PayloadTooLargeError extends ServiceError {
   override readonly name = 'PayloadTooLargeError';
   readonly code = 'PAYLOAD_TOO_LARGE';
+}
+/**
+ * Four eyes: the user who submitted a review job may not start, complete or escalate it (403, its own code so a
+ * client can tell it from "not your job").
+ */
+export class SubmitterCannotReviewError extends ServiceError {
+  override readonly name = 'SubmitterCannotReviewError';
+  readonly code = 'SUBMITTER_CANNOT_REVIEW';
 }
 /** Job submission: the documentKey does not resolve to an uploaded object of the caller's firm. */
 export class DocumentNotFoundError extends ServiceError {

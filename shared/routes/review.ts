@@ -45,7 +45,7 @@ export const submitJob = route({
   tag: 'Review',
   summary: 'Submit an uploaded document for human review',
   description:
-    "Step two of a submission. The service reads the upload named by documentKey, hashes it (sha256: documentHash), copies it into the immutable ledger bucket (documentUrl) and commits the job (status QUEUED, slaDeadline submittedAt + 48 h) with its DOCUMENT_SUBMITTED ledger record; the upload is then consumed. Any vulnerability flag forces requiresSeniorSignOff. 403 when the firm's plan has no review services; 400 for an unknown document type; 409 IMPACT_ASSESSMENT_REQUIRED when enforceImpactAssessments is on, aiContext.model is given and no APPROVED impact assessment matches its provider and version; 404 DOCUMENT_NOT_FOUND when documentKey is not an uploaded document of the firm; 409 CONFLICT when a job was already submitted with documentKey; 413 above 25 MiB; 422 when the document cannot be read.",
+    "Step two of a submission. The service reads the upload named by documentKey, hashes it (sha256: documentHash), copies it into the immutable ledger bucket (documentUrl) and commits the job (status QUEUED, slaDeadline submittedAt + 48 h) with its DOCUMENT_SUBMITTED ledger record; the upload is then consumed. Any vulnerability flag forces requiresSeniorSignOff. 403 when the firm's plan has no review services; 400 for an unknown document type; 409 IMPACT_ASSESSMENT_REQUIRED when enforceImpactAssessments is on, aiContext.model is given and no APPROVED impact assessment matches its provider and version; 404 DOCUMENT_NOT_FOUND when documentKey is not an uploaded document of the firm; 409 CONFLICT when a job was already submitted with documentKey (or, after a failed attempt, the upload's bytes changed); a failed attempt may be repeated with the same documentKey: it reuses the one immutable copy (the job id derives from the upload). 413 above 25 MiB; 422 when the document cannot be read. Routing never gives the job to the user who submitted it (four eyes): with nobody else free it waits QUEUED.",
   request: { body: SubmitJobBody },
   responses: { 201: { description: 'The queued job', schema: ReviewJob } },
 });
@@ -88,7 +88,7 @@ export const reviewQueue = route({
   tag: 'Review',
   summary: "The calling reviewer's queue",
   description:
-    'Signed-in users only (403 for an API key). The job assigned to the caller (ASSIGNED or IN_REVIEW) first, then, for a LEAD_REVIEWER or FIRM_ADMIN, the ESCALATED jobs they may start, URGENT first then oldest. Routing runs first, so a reviewer who has just signed in or become free is given waiting work here.',
+    'Signed-in users only (403 for an API key). The job assigned to the caller (ASSIGNED or IN_REVIEW) first, then, for a LEAD_REVIEWER or FIRM_ADMIN, the ESCALATED jobs they may start (not those they submitted), URGENT first then oldest. Routing runs first, so a reviewer who has just signed in or become free is given waiting work here.',
   request: { query: ReviewQueueQuery },
   responses: { 200: { description: 'A page of jobs', schema: ReviewQueuePage } },
 });
@@ -103,7 +103,7 @@ export const startJob = route({
   tag: 'Review',
   summary: 'Start reviewing a job (REVIEW_STARTED)',
   description:
-    'ASSIGNED -> IN_REVIEW by the assigned reviewer, or ESCALATED -> IN_REVIEW by a LEAD_REVIEWER or FIRM_ADMIN without an active job (the job becomes theirs). Writes REVIEW_STARTED. 403 when the job is not yours (or an escalated job and you are not senior); 409 for any other status, or when you already have an active job; 404 for an unknown job.',
+    'ASSIGNED -> IN_REVIEW by the assigned reviewer, or ESCALATED -> IN_REVIEW by a LEAD_REVIEWER or FIRM_ADMIN without an active job (the job becomes theirs). Writes REVIEW_STARTED. 403 when the job is not yours (or an escalated job and you are not senior); 403 SUBMITTER_CANNOT_REVIEW when you submitted the job (four eyes: a job is never reviewed by its submitter). 409 for any other status, or when you already have an active job; 404 for an unknown job.',
   request: { params: IdParam },
   responses: { 200: { description: 'The job, IN_REVIEW', schema: ReviewJob } },
 });
@@ -118,7 +118,7 @@ export const completeJob = route({
   tag: 'Review',
   summary: 'Decide a job (REVIEW_COMPLETED, then DOCUMENT_APPROVED / MODIFIED / REJECTED)',
   description:
-    "IN_REVIEW -> APPROVED, MODIFIED or REJECTED by the assigned reviewer; a job requiring senior sign-off only by a LEAD_REVIEWER or FIRM_ADMIN (403: escalate it). Writes REVIEW_COMPLETED, then the outcome record; ledgerRecordId is the outcome record's id. Frees the reviewer and routes the next job. 400 for a missing modifications (APPROVED_WITH_MODIFICATIONS) or reason (REJECTED), or a checklist that does not answer the document type's items exactly once; 409 when the job is not IN_REVIEW or already decided. Repeating the same decision after a failure finishes it.",
+    "IN_REVIEW -> APPROVED, MODIFIED or REJECTED by the assigned reviewer; a job requiring senior sign-off only by a LEAD_REVIEWER or FIRM_ADMIN (403: escalate it); 403 SUBMITTER_CANNOT_REVIEW when you submitted the job (four eyes: a job is never reviewed by its submitter). Writes REVIEW_COMPLETED, then the outcome record; ledgerRecordId is the outcome record's id. Frees the reviewer and routes the next job. 400 for a missing modifications (APPROVED_WITH_MODIFICATIONS) or reason (REJECTED), or a checklist that does not answer the document type's items exactly once; 409 when the job is not IN_REVIEW or already decided. Repeating the same decision after a failure finishes it.",
   request: { params: IdParam, body: CompleteJobBody },
   responses: { 200: { description: 'The completed job', schema: ReviewJob } },
 });
@@ -133,7 +133,7 @@ export const escalateJob = route({
   tag: 'Review',
   summary: 'Escalate a job to senior sign-off (JOB_ESCALATED)',
   description:
-    'ASSIGNED or IN_REVIEW -> ESCALATED by the assigned reviewer: the job leaves them (they are free for the next one) and waits in the escalation queue that LEAD_REVIEWERs and FIRM_ADMINs see. 403 when the job is not yours; 409 in any other status.',
+    'ASSIGNED or IN_REVIEW -> ESCALATED by the assigned reviewer: the job leaves them (they are free for the next one) and waits in the escalation queue that LEAD_REVIEWERs and FIRM_ADMINs see. 403 when the job is not yours; 403 SUBMITTER_CANNOT_REVIEW when you submitted the job (four eyes: a job is never reviewed by its submitter). 409 in any other status.',
   request: { params: IdParam, body: EscalateJobBody },
   responses: { 200: { description: 'The job, ESCALATED', schema: ReviewJob } },
 });

@@ -13,6 +13,7 @@ export const ErrorBody = z
         'VALIDATION_ERROR',
         'UNAUTHORIZED',
         'FORBIDDEN',
+        'SUBMITTER_CANNOT_REVIEW',
         'NOT_FOUND',
         'DOCUMENT_NOT_FOUND',
         'CONFLICT',

@@ -8,7 +8,7 @@ import type { Deps } from '../runtime/deps.js';
 import type { TransactItem } from './conditional-write.js';
 import { queryAll, withoutKeys } from './dynamo.js';
 import { keys, SK_PREFIX } from './keys.js';
-import type { ReviewJobItem } from './review-job-store.js';
+import type { StoredJob } from './review-job-store.js';
 
 export type WaitingList = 'queue' | 'escalated';
 
@@ -16,18 +16,19 @@ function waitingKey(list: WaitingList, firmId: string, order: string) {
   return list === 'queue' ? keys.reviewQueue(firmId, order) : keys.reviewEscalated(firmId, order);
 }
 
-export function waitingOf(job: ReviewJobItem): WaitingJob {
+export function waitingOf(job: StoredJob): WaitingJob {
   return {
     jobId: job.id,
     priority: job.priority,
     submittedAt: job.submittedAt,
     vulnerable: job.vulnerabilityFlags.length > 0,
     requiresSeniorSignOff: job.requiresSeniorSignOff,
+    submittedByUserId: job.submittedBy?.kind === 'user' ? job.submittedBy.id : null,
   };
 }
 
 /** Puts the job on the routing queue or the escalation queue (an entry carrying what routing needs). */
-export function waitingPutItem(deps: Deps, list: WaitingList, job: ReviewJobItem): TransactItem {
+export function waitingPutItem(deps: Deps, list: WaitingList, job: StoredJob): TransactItem {
   const entry = waitingOf(job);
   return {
     Put: {

@@ -232,6 +232,55 @@ describe('POST /v1/review/jobs', () => {
   });
 });
 
+describe('evidence is never orphaned (issue 12 part 3)', () => {
+  let firm: TestFirm;
+  beforeAll(async () => {
+    firm = await createFirm('BOTH');
+  });
+
+  /** The firm's document copies in the local immutable store. */
+  async function documentCopies(): Promise<string[]> {
+    const found: string[] = [];
+    for await (const key of stackDeps().objects.list('immutable', `documents/${firm.firmId}/`))
+      found.push(key);
+    return found;
+  }
+
+  it('failed submissions leave no extra copy; the retry commits the one copy its record names', async () => {
+    const before = await documentCopies();
+    const { documentKey, bytes } = await upload(firm);
+    // A number no store can hold exactly: refused by validation, or at the latest by the database write.
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const failed = await api('POST', '/v1/review/jobs', {
+        key: firm.key,
+        raw: JSON.stringify(baseBody(documentKey)).replace('"age":54', '"age":1e21'),
+      });
+      expect(failed.status).toBeGreaterThanOrEqual(400);
+      expect(failed.body.error.code).toBeDefined();
+    }
+    const afterFailures = (await documentCopies()).filter((key) => !before.includes(key));
+    expect(afterFailures.length).toBeLessThanOrEqual(1);
+
+    const accepted = await submit(firm, baseBody(documentKey));
+    expect(accepted.status).toBe(201);
+    const added = (await documentCopies()).filter((key) => !before.includes(key));
+    expect(added).toEqual([accepted.body.documentUrl.replace('immutable://', '')]);
+    const copy = await stackDeps().objects.get('immutable', added[0]!);
+    expect(Buffer.from(copy!.body).equals(Buffer.from(bytes))).toBe(true);
+  });
+
+  it('concurrent submissions of one upload: one job, one copy, the others 409', async () => {
+    const before = await documentCopies();
+    const { documentKey } = await upload(firm);
+    const responses = await Promise.all(Array.from({ length: 5 }, () => submit(firm, baseBody(documentKey))));
+    const statuses = responses.map((r) => r.status).sort();
+    expect(statuses).toEqual([201, 409, 409, 409, 409]);
+    const job = responses.find((r) => r.status === 201)!.body;
+    const added = (await documentCopies()).filter((key) => !before.includes(key));
+    expect(added).toEqual([job.documentUrl.replace('immutable://', '')]);
+  });
+});
+
 describe('impact-assessment gate', () => {
   const model = { provider: 'acme-ai', version: '2.1' };
 

@@ -335,10 +335,10 @@ describe('review workflow: who may act, illegal moves, senior sign-off, cancel, 
 
   it('cancel: API key or the submitting user; not another user (403); frees the reviewer', async () => {
     const submitter = await reviewer(firm, 'LEAD_REVIEWER');
-    // The lead got nothing (no work waiting); make them unavailable for routing by giving them a job.
+    // The lead got nothing (no work waiting). Their own job goes to r: never to its submitter (four eyes).
     const own = await submitJob(firm, {}, { token: submitter.token });
-    const held = own.assignedReviewerId; // r or submitter, whoever routing chose
-    expect([r.id, submitter.id]).toContain(held);
+    const held = own.assignedReviewerId;
+    expect(held).toBe(r.id);
     expect((await move(r, own.id, 'cancel')).status).toBe(403); // r did not submit it
     const cancelled = await move(submitter, own.id, 'cancel');
     expect(cancelled.body.status).toBe('CANCELLED');
@@ -447,6 +447,55 @@ describe('review workflow: routing', () => {
     expect(
       (after.reviewActions as { action: string; reviewer: string }[]).map((a) => `${a.action}:${a.reviewer}`),
     ).toEqual(['ASSIGNED:Reviewer 1', 'STARTED:Reviewer 1', 'REQUEUED:Reviewer 1', 'ASSIGNED:Reviewer 2']);
+  });
+});
+
+describe('review workflow: four eyes (issue 12 part 7)', () => {
+  it('the submitter is never routed their job and may not start, complete or escalate it', async () => {
+    const firm = await createFirm('BOTH');
+    const lead = await reviewer(firm, 'LEAD_REVIEWER');
+    const refusedAsSubmitter = async (action: string, body?: unknown) => {
+      const response = await move(lead, job.id, action, body);
+      expect(response.status).toBe(403);
+      expect(response.body.error.code).toBe('SUBMITTER_CANNOT_REVIEW');
+    };
+
+    // The submitter is the only free reviewer: the job waits, unassigned, and stays out of their queue.
+    const job = await submitJob(firm, {}, { token: lead.token });
+    expect(job).toMatchObject({ status: 'QUEUED', assignedReviewerId: null });
+    expect((await api('GET', '/v1/review/queue', { token: lead.token })).body.data).toEqual([]);
+    expect(await getJob(firm, job.id)).toMatchObject({ status: 'QUEUED', assignedReviewerId: null });
+
+    // Another reviewer is routed it; the submitter may not act on it in any state.
+    const r = await reviewer(firm);
+    expect(r.queue.map((j) => j.id)).toEqual([job.id]);
+    await refusedAsSubmitter('start');
+    expect((await move(r, job.id, 'start')).status).toBe(200);
+    await refusedAsSubmitter('complete', { outcome: 'APPROVED' });
+    await refusedAsSubmitter('escalate', { reason: 'Sign it off myself' });
+
+    // Re-routing after the reviewer's deactivation does not hand it to the submitter either.
+    expect((await api('DELETE', `/v1/firm/me/users/${r.id}`, { key: firm.key })).status).toBe(204);
+    expect(await getJob(firm, job.id)).toMatchObject({ status: 'QUEUED', assignedReviewerId: null });
+
+    // Escalated: the submitting senior neither sees it in their queue nor may start it; another senior may.
+    const r2 = await reviewer(firm);
+    expect((await move(r2, job.id, 'start')).status).toBe(200);
+    expect((await move(r2, job.id, 'escalate', { reason: 'Needs sign-off' })).status).toBe(200);
+    expect((await api('GET', '/v1/review/queue', { token: lead.token })).body.data).toEqual([]);
+    await refusedAsSubmitter('start');
+    const lead2 = await reviewer(firm, 'LEAD_REVIEWER');
+    expect(lead2.queue.map((j) => j.id)).toEqual([job.id]);
+    expect((await move(lead2, job.id, 'start')).status).toBe(200);
+    const done = await move(lead2, job.id, 'complete', { outcome: 'APPROVED' });
+    expect(done.status).toBe(200);
+    expect(done.body.status).toBe('APPROVED');
+    const records = await jobRecords(firm, job.id);
+    expect(records.every((x) => x.eventType === 'DOCUMENT_SUBMITTED' || x.actorId !== lead.id)).toBe(true);
+    // The submitter may still cancel their own submissions (not a review act).
+    const another = await submitJob(firm, {}, { token: lead.token });
+    expect(another.assignedReviewerId).not.toBe(lead.id);
+    expect((await move(lead, another.id, 'cancel')).body.status).toBe('CANCELLED');
   });
 });
 

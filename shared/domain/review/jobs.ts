@@ -1,4 +1,5 @@
 /** Review job rules that need no storage: statuses, the SLA deadline, the senior sign-off rule. */
+import { ID_PREFIX } from '../../ids.js';
 
 export const JOB_STATUSES = [
   'QUEUED',
@@ -55,6 +56,15 @@ export function declaredModel(aiContext: unknown): DeclaredModel | null {
   if (typeof model !== 'object' || model === null) return null;
   const { provider, version } = model as { provider?: unknown; version?: unknown };
   return typeof provider === 'string' && typeof version === 'string' ? { provider, version } : null;
+}
+
+/**
+ * The id of the job submitted from an upload: `job_<the upload's ULID>`. One upload makes at most one job, so
+ * every attempt to submit it names the same job and the same immutable copy (documentCopyKey): a retry after
+ * a failed commit rewrites that copy with the same bytes instead of leaving one more behind.
+ */
+export function jobIdOfUpload(uploadId: string): string {
+  return `${ID_PREFIX.job}_${uploadId}`;
 }
 
 /** `job_<ULID>` → object key of the canonical document copy in the immutable bucket. */

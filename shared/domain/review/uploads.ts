@@ -40,8 +40,15 @@ export function uploadKey(firmId: string, uploadId: string, filename: string): s
   return `uploads/${firmId}/${uploadId}/${sanitiseFilename(filename)}`;
 }
 
+/** The parts of an upload key (firm, upload id: a ULID, filename), or null when it is not an upload key. */
+export function parseUploadKey(
+  documentKey: string,
+): { firmId: string; uploadId: string; filename: string } | null {
+  const match = /^uploads\/([^/]+)\/([0-9A-HJKMNP-TV-Z]{26})\/([^/]+)$/.exec(documentKey);
+  return match ? { firmId: match[1]!, uploadId: match[2]!, filename: match[3]! } : null;
+}
+
 /** The firm a document key belongs to, or null when it is not an upload key. */
 export function uploadKeyFirm(documentKey: string): string | null {
-  const match = /^uploads\/([^/]+)\/[0-9A-HJKMNP-TV-Z]{26}\/[^/]+$/.exec(documentKey);
-  return match ? match[1]! : null;
+  return parseUploadKey(documentKey)?.firmId ?? null;
 }

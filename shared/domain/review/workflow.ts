@@ -49,6 +49,8 @@ export interface WaitingJob {
   submittedAt: string;
   vulnerable: boolean;
   requiresSeniorSignOff: boolean;
+  /** The user who submitted the job (null when an API key did): never routed it (four eyes). */
+  submittedByUserId?: string | null;
 }
 
 /** Workload window: jobs completed in the last 8 hours (a working day) count against a reviewer. */
@@ -70,8 +72,16 @@ export function isFree(user: ReviewerState): boolean {
   );
 }
 
-/** FG21/1: a job with vulnerability flags only goes to specialists, LEAD_REVIEWERs and FIRM_ADMINs. */
-export function mayHandle(user: Pick<ReviewerState, 'role' | 'specialistVulnerability'>, job: WaitingJob) {
+/**
+ * Who may be given `job`: never the user who submitted it (four eyes: a reviewer never reviews their own
+ * submission); and FG21/1: a job with vulnerability flags only goes to specialists, LEAD_REVIEWERs and
+ * FIRM_ADMINs.
+ */
+export function mayHandle(
+  user: Pick<ReviewerState, 'id' | 'role' | 'specialistVulnerability'>,
+  job: WaitingJob,
+) {
+  if (job.submittedByUserId && user.id === job.submittedByUserId) return false;
   return !job.vulnerable || user.specialistVulnerability || isSenior(user.role);
 }
 
@@ -114,8 +124,8 @@ export function queueOrder(job: Pick<WaitingJob, 'jobId' | 'priority' | 'submitt
 
 /**
  * Pairs waiting jobs (in queue order) with free users, greedily: each job in turn gets the best user still
- * free. A job nobody may take (a flagged job with no specialist free) is skipped, not blocking the ones
- * behind it.
+ * free. A job nobody may take (a flagged job with no specialist free, or its submitter the only one free) is
+ * skipped, not blocking the ones behind it.
  */
 export function planAssignments(
   jobs: readonly WaitingJob[],
@@ -152,6 +162,8 @@ export type JobAction = 'start' | 'complete' | 'escalate' | 'cancel';
  * | complete | IN_REVIEW                          | APPROVED/MODIFIED/REJ. | the assigned reviewer; senior if the job needs senior sign-off |
  * | escalate | ASSIGNED, IN_REVIEW                | ESCALATED              | the assigned reviewer                |
  * | cancel   | QUEUED, ASSIGNED, IN_REVIEW, ESCAL.| CANCELLED              | a firm API key, or the submitting user |
+ *
+ * Four eyes: whoever may start, complete or escalate, it is never the user who submitted the job.
  */
 export const TRANSITIONS: Record<JobAction, readonly JobStatus[]> = {
   start: ['ASSIGNED', 'ESCALATED'],
@@ -171,17 +183,26 @@ export interface JobFacts {
   submittedBy: { kind: 'apiKey' | 'user'; id: string } | null;
 }
 
-/** Why a move is refused: the job's state does not allow it (`conflict`), or the caller may not (`forbidden`). */
-export type Refusal = 'forbidden' | 'conflict';
+/**
+ * Why a move is refused: the job's state does not allow it (`conflict`), the caller may not (`forbidden`), or
+ * the caller submitted the job and may not review it (`submitter`, four eyes).
+ */
+export type Refusal = 'forbidden' | 'conflict' | 'submitter';
 export type Verdict = { ok: true } | { ok: false; refusal: Refusal; message: string };
 
 const allow: Verdict = { ok: true };
 const conflict = (message: string): Verdict => ({ ok: false, refusal: 'conflict', message });
 const forbidden = (message: string): Verdict => ({ ok: false, refusal: 'forbidden', message });
+const submitter: Verdict = {
+  ok: false,
+  refusal: 'submitter',
+  message: 'You submitted this job: another reviewer must review it (four eyes)',
+};
 
 /**
  * May `caller` take `action` on a job in this state? The state is judged first (an illegal move is a
- * conflict whoever asks), then the caller (forbidden: not your job, or not senior enough).
+ * conflict whoever asks), then the caller: the submitter never reviews their own job (four eyes), then
+ * forbidden (not your job, or not senior enough).
  */
 export function judge(action: JobAction, job: JobFacts, caller: Caller): Verdict {
   if (!TRANSITIONS[action].includes(job.status) || job.decisionPending)
@@ -198,6 +219,7 @@ export function judge(action: JobAction, job: JobFacts, caller: Caller): Verdict
       : forbidden('Only the submitter (the user who submitted it, or a firm API key) can cancel a job');
   }
   if (caller.kind !== 'user') return forbidden('Reviewer actions need a signed-in user');
+  if (job.submittedBy?.kind === 'user' && job.submittedBy.id === caller.id) return submitter;
   if (action === 'start' && job.status === 'ESCALATED')
     return isSenior(caller.role) ? allow : forbidden('Escalated jobs are for a LEAD_REVIEWER or FIRM_ADMIN');
   if (job.assignedReviewerId !== caller.id) return forbidden('The job is not assigned to you');

@@ -5,7 +5,7 @@
  */
 import type { Principal } from '../../domain/auth/principal.js';
 import { judge, type Caller, type JobAction, type JobFacts } from '../../domain/review/workflow.js';
-import { ConflictError, ForbiddenError, NotFoundError } from '../../errors.js';
+import { ConflictError, ForbiddenError, NotFoundError, SubmitterCannotReviewError } from '../../errors.js';
 import { isId } from '../../ids.js';
 import type { Deps } from '../../runtime/deps.js';
 import { getJob, type StoredJob } from '../../store/review-job-store.js';
@@ -27,6 +27,7 @@ export function userCaller(principal: Principal) {
 export function enforce(action: JobAction, job: StoredJob, principal: Principal): void {
   const verdict = judge(action, factsOf(job), callerOf(principal));
   if (verdict.ok) return;
+  if (verdict.refusal === 'submitter') throw new SubmitterCannotReviewError(verdict.message);
   throw verdict.refusal === 'forbidden'
     ? new ForbiddenError(verdict.message)
     : new ConflictError(verdict.message);

@@ -12,7 +12,7 @@ import { routeAfter } from './routing.js';
 
 /**
  * The calling user's queue: their active job (ASSIGNED or IN_REVIEW), then, for a LEAD_REVIEWER or
- * FIRM_ADMIN, the escalated jobs they may start (URGENT first, then oldest). Looking at the queue first runs
+ * FIRM_ADMIN, the escalated jobs they may start (URGENT first, then oldest; not the ones they submitted). Looking at the queue first runs
  * routing, which is how a reviewer who has just signed in (or became free) pulls waiting work.
  */
 export async function reviewerQueue(
@@ -27,7 +27,11 @@ export async function reviewerQueue(
   const ids: string[] = [];
   if (me?.activeJobId) ids.push(me.activeJobId);
   if (isSenior(user.role))
-    ids.push(...(await listWaiting(deps, user.firmId, 'escalated')).map((entry) => entry.jobId));
+    ids.push(
+      ...(await listWaiting(deps, user.firmId, 'escalated'))
+        .filter((entry) => entry.submittedByUserId !== user.userId)
+        .map((entry) => entry.jobId),
+    );
   const start = (page - 1) * pageSize;
   const jobs = await Promise.all(
     ids.slice(start, start + pageSize).map((id) => getJob(deps, user.firmId, id)),

@@ -6,12 +6,13 @@ import {
   declaredModel,
   documentCopyKey,
   documentUrl,
+  jobIdOfUpload,
   requiresSeniorSignOff,
   slaDeadline,
   type JobPriority,
   type VulnerabilityFlag,
 } from '../../domain/review/jobs.js';
-import { MAX_UPLOAD_BYTES, uploadKeyFirm } from '../../domain/review/uploads.js';
+import { MAX_UPLOAD_BYTES, parseUploadKey } from '../../domain/review/uploads.js';
 import {
   ConflictError,
   DocumentNotFoundError,
@@ -21,10 +22,9 @@ import {
   UnprocessableError,
   ValidationError,
 } from '../../errors.js';
-import { newId } from '../../ids.js';
 import { appendRecord } from '../../ledger-writer/append.js';
 import { isoNow } from '../../ports/clock.js';
-import type { StoredObject } from '../../ports/object-store.js';
+import { ImmutableObjectError, type StoredObject } from '../../ports/object-store.js';
 import type { Deps } from '../../runtime/deps.js';
 import { logger } from '../../runtime/logger.js';
 import { findApprovedAssessment } from '../../store/impact-assessment-store.js';
@@ -63,9 +63,16 @@ const sha256Hex = (data: Uint8Array | string) => createHash('sha256').update(dat
 /**
  * Submits a review job from a completed upload. Checks, in order: plan (403), document type (400), the
  * impact-assessment gate (409 IMPACT_ASSESSMENT_REQUIRED), the key (the caller's firm's, not used before:
- * 404 DOCUMENT_NOT_FOUND / 409 CONFLICT), the object (404, 413, 422 on a read failure). Then the bytes are
- * hashed and copied to the immutable bucket, and the job, the key's single-use marker and the
- * DOCUMENT_SUBMITTED record commit in one transaction. Last, the upload is deleted (best effort).
+ * 404 DOCUMENT_NOT_FOUND / 409 CONFLICT), the object (404, 413, 422 on a read failure): every check comes
+ * before the first write. Then the bytes are hashed and copied to the immutable bucket, and the job, the
+ * key's single-use marker and the DOCUMENT_SUBMITTED record commit in one transaction. Last, the upload is
+ * deleted (best effort).
+ *
+ * The copy is written before the commit (the record names it, so it must exist once the record does), under
+ * a key that is a function of the upload: the job id is the upload's (jobIdOfUpload). A commit that fails
+ * leaves the upload unconsumed and its copy in place; submitting the upload again rewrites the same key with
+ * the same bytes (the immutable store treats that as done) and commits, so failed attempts never accumulate
+ * copies, and of concurrent submissions of one upload the winner's record names the one copy they all wrote.
  */
 export async function submitJob(
   deps: Deps,
@@ -90,7 +97,8 @@ export async function submitJob(
   }
 
   const notFound = () => new DocumentNotFoundError('documentKey does not name an uploaded document');
-  if (uploadKeyFirm(input.documentKey) !== firm.id) throw notFound();
+  const upload = parseUploadKey(input.documentKey);
+  if (upload?.firmId !== firm.id) throw notFound();
   const keyHash = sha256Hex(input.documentKey);
   if (await isUploadUsed(deps, firm.id, keyHash)) throw usedError();
 
@@ -105,11 +113,10 @@ export async function submitJob(
   if (object.body.byteLength > MAX_UPLOAD_BYTES)
     throw new PayloadTooLargeError(`The document exceeds ${MAX_UPLOAD_BYTES} bytes`);
 
-  const jobId = newId('job');
+  const jobId = jobIdOfUpload(upload.uploadId);
   const documentHash = sha256Hex(object.body);
-  const filename = input.documentKey.slice(input.documentKey.lastIndexOf('/') + 1);
-  const copyKey = documentCopyKey(firm.id, jobId, filename);
-  await deps.objects.put('immutable', copyKey, object.body, object.contentType);
+  const copyKey = documentCopyKey(firm.id, jobId, upload.filename);
+  await copyToImmutable(deps, copyKey, object);
 
   const submittedAt = isoNow(deps.clock);
   const vulnerabilityFlags = input.vulnerabilityFlags;
@@ -173,8 +180,8 @@ export async function submitJob(
         uploadUsedPutItem(deps, firm.id, keyHash, jobId, submittedAt),
         waitingPutItem(deps, 'queue', job),
       ],
-      onConflict: (failedItem) =>
-        failedItem === 1 ? usedError() : new Error(`Job ${jobId} already exists (id reuse)`),
+      // The job (its id is the upload's) or the upload's marker exists: the upload was submitted already.
+      onConflict: () => usedError(),
     },
   );
 
@@ -194,6 +201,22 @@ export async function submitJob(
     logger.error('Routing after a submission failed; the job waits QUEUED', { jobId, error: error as Error });
   }
   return presentJob((await getJob(deps, firm.id, jobId)) ?? job);
+}
+
+/**
+ * Writes the document's immutable copy. The key already holding other bytes means an earlier attempt with
+ * this upload failed and the upload was overwritten since (an S3 presigned PUT is not single-use): the copy
+ * that attempt wrote cannot change, so this upload cannot be submitted; a new upload can.
+ */
+async function copyToImmutable(deps: Deps, copyKey: string, object: StoredObject): Promise<void> {
+  try {
+    await deps.objects.put('immutable', copyKey, object.body, object.contentType);
+  } catch (error) {
+    if (!(error instanceof ImmutableObjectError)) throw error;
+    throw new ConflictError(
+      'The upload changed since an earlier submission attempt copied it; upload the document again',
+    );
+  }
 }
 
 function usedError(): ConflictError {

@@ -2,9 +2,11 @@ import {
   declaredModel,
   documentCopyKey,
   documentUrl,
+  jobIdOfUpload,
   requiresSeniorSignOff,
   slaDeadline,
 } from '../../../shared/domain/review/jobs.js';
+import { parseUploadKey } from '../../../shared/domain/review/uploads.js';
 
 describe('review job rules', () => {
   it('the SLA deadline is submittedAt plus exactly 48 hours', () => {
@@ -37,5 +39,17 @@ describe('review job rules', () => {
     const key = documentCopyKey('firm_1', 'job_2', 'report.pdf');
     expect(key).toBe('documents/firm_1/job_2/report.pdf');
     expect(documentUrl(key)).toBe('immutable://documents/firm_1/job_2/report.pdf');
+  });
+
+  it('names the job (and so its copy) after the upload: every attempt to submit it names the same key', () => {
+    const upload = parseUploadKey('uploads/firm_1/01JD0000000000000000000000/report.pdf');
+    expect(upload).toEqual({
+      firmId: 'firm_1',
+      uploadId: '01JD0000000000000000000000',
+      filename: 'report.pdf',
+    });
+    expect(jobIdOfUpload(upload!.uploadId)).toBe('job_01JD0000000000000000000000');
+    expect(parseUploadKey('uploads/firm_1/not-a-ulid/report.pdf')).toBeNull();
+    expect(parseUploadKey('documents/firm_1/01JD0000000000000000000000/report.pdf')).toBeNull();
   });
 });

@@ -54,6 +54,14 @@ describe('who may be routed work', () => {
     expect(mayHandle(user('a', { role: 'FIRM_ADMIN' }), flagged)).toBe(true);
     expect(mayHandle(user('a'), job('plain'))).toBe(true);
   });
+
+  it('never the user who submitted the job (four eyes), whatever their role', () => {
+    const own = job('j', { submittedByUserId: 'a' });
+    expect(mayHandle(user('a'), own)).toBe(false);
+    expect(mayHandle(user('a', { role: 'FIRM_ADMIN' }), own)).toBe(false);
+    expect(mayHandle(user('b'), own)).toBe(true);
+    expect(mayHandle(user('a'), job('j', { submittedByUserId: null }))).toBe(true);
+  });
 });
 
 describe('ranking and workload', () => {
@@ -105,6 +113,13 @@ describe('planAssignments', () => {
     expect(plan).toEqual([{ jobId: 'a', userId: 'r1' }]);
     expect(planAssignments([], [user('r1')], NOW)).toEqual([]);
     expect(planAssignments(jobs, [], NOW)).toEqual([]);
+  });
+
+  it('a job whose submitter is the only free user stays unassigned; another user gets it', () => {
+    const own = job('own', { submittedByUserId: 'a', submittedAt: hoursAgo(9) });
+    expect(planAssignments([own], [user('a')], NOW)).toEqual([]);
+    expect(planAssignments([own, job('other')], [user('a')], NOW)).toEqual([{ jobId: 'other', userId: 'a' }]);
+    expect(planAssignments([own], [user('a'), user('b')], NOW)).toEqual([{ jobId: 'own', userId: 'b' }]);
   });
 });
 
@@ -161,6 +176,23 @@ describe('judge (the transitions table)', () => {
     expect(verdict(judge('cancel', byMe, other))).toBe('forbidden');
     expect(verdict(judge('cancel', facts({ status: 'APPROVED' }), key))).toBe('conflict');
     expect(verdict(judge('cancel', facts({ status: 'CANCELLED' }), key))).toBe('conflict');
+  });
+
+  it('four eyes: the submitting user may not start, complete or escalate, even assigned or senior', () => {
+    const mine = (extra: Partial<JobFacts>) => facts({ submittedBy: { kind: 'user', id: 'me' }, ...extra });
+    expect(verdict(judge('start', mine({}), me))).toBe('submitter');
+    expect(verdict(judge('complete', mine({ status: 'IN_REVIEW' }), me))).toBe('submitter');
+    expect(verdict(judge('escalate', mine({ status: 'IN_REVIEW' }), me))).toBe('submitter');
+    const byLead = facts({
+      status: 'ESCALATED',
+      assignedReviewerId: null,
+      submittedBy: { kind: 'user', id: 'lead' },
+    });
+    expect(verdict(judge('start', byLead, lead))).toBe('submitter');
+    // The state is still judged first, and the submitter may still cancel.
+    expect(verdict(judge('start', mine({ status: 'APPROVED' }), me))).toBe('conflict');
+    expect(verdict(judge('cancel', mine({}), me))).toBe('allowed');
+    expect(verdict(judge('start', mine({ assignedReviewerId: 'other' }), other))).toBe('allowed');
   });
 });
 
