@@ -1,12 +1,10 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import type { Plan } from '../domain/firm/plans.js';
 import type { FirmSettings } from '../domain/firm/settings.js';
 import type { Deps } from '../runtime/deps.js';
 import { countAll, withoutKeys } from './dynamo.js';
 import { keys } from './keys.js';
 import { writeConditionally, type TransactItem } from './conditional-write.js';
-
-export const PLANS = ['LEDGER', 'PRINCIPAL', 'BOTH'] as const;
-export type Plan = (typeof PLANS)[number];
 
 export interface FirmItem {
   id: string;

@@ -1,12 +1,10 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { Role } from '../domain/auth/principal.js';
+import type { Qualification } from '../domain/users/user-rules.js';
 import type { Deps } from '../runtime/deps.js';
 import { writeConditionally, type TransactItem } from './conditional-write.js';
 import { queryAll, withoutKeys } from './dynamo.js';
 import { keys, SK_PREFIX } from './keys.js';
-
-export const QUALIFICATIONS = ['CFA', 'CFP', 'DIP_PFS', 'CISI', 'IMC'] as const;
-export type Qualification = (typeof QUALIFICATIONS)[number];
 
 export interface UserItem {
   id: string;
@@ -53,23 +51,23 @@ export async function getUser(deps: Deps, firmId: string, userId: string): Promi
   return Item ? (withoutKeys(Item) as UserItem) : null;
 }
 
-export async function getUserByEmail(deps: Deps, firmId: string, email: string): Promise<UserItem | null> {
-  const { Item } = await deps.db.send(
-    new GetCommand({ TableName: deps.tables.main, Key: keys.userEmail(firmId, email) }),
-  );
+/** The user a unique index item (e-mail, OIDC subject) points to, or null when there is none. */
+async function getUserVia(
+  deps: Deps,
+  firmId: string,
+  indexKey: Record<string, string>,
+): Promise<UserItem | null> {
+  const { Item } = await deps.db.send(new GetCommand({ TableName: deps.tables.main, Key: indexKey }));
   return Item ? getUser(deps, firmId, Item.userId as string) : null;
 }
 
+export function getUserByEmail(deps: Deps, firmId: string, email: string): Promise<UserItem | null> {
+  return getUserVia(deps, firmId, keys.userEmail(firmId, email));
+}
+
 /** The user linked to an OIDC subject, or null when no user has signed in with it yet. */
-export async function getUserBySubject(
-  deps: Deps,
-  firmId: string,
-  subject: string,
-): Promise<UserItem | null> {
-  const { Item } = await deps.db.send(
-    new GetCommand({ TableName: deps.tables.main, Key: keys.userSubject(firmId, subject) }),
-  );
-  return Item ? getUser(deps, firmId, Item.userId as string) : null;
+export function getUserBySubject(deps: Deps, firmId: string, subject: string): Promise<UserItem | null> {
+  return getUserVia(deps, firmId, keys.userSubject(firmId, subject));
 }
 
 /**

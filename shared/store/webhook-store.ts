@@ -1,3 +1,4 @@
+import type { DeliveryStatus } from '../domain/webhooks/delivery.js';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { WebhookEventName } from '../domain/webhooks/events.js';
 import type { LedgerEventType } from '../ledger/event-types.js';
@@ -17,14 +18,6 @@ export interface WebhookItem {
   createdAt: string;
   deactivatedAt: string | null;
 }
-
-/**
- * PENDING: an attempt is queued (the message carrying `token` may claim it). DELIVERING: an attempt holds
- * the lease until `leaseUntil`. DELIVERED: a 2xx came back. FAILED: the round's attempts are exhausted (the
- * dead letter; redeliver starts a new round). CANCELLED: the endpoint was deactivated before an attempt.
- */
-export type DeliveryStatus = 'PENDING' | 'DELIVERING' | 'DELIVERED' | 'FAILED' | 'CANCELLED';
-export const DELIVERY_STATUSES = ['PENDING', 'DELIVERING', 'DELIVERED', 'FAILED', 'CANCELLED'] as const;
 
 export interface DeliveryAttempt {
   attempt: number;
@@ -236,6 +229,11 @@ async function conditionalUpdate(
 /** The message's token may start an attempt: a PENDING delivery, or one whose last attempt's lease ran out. */
 const CLAIMABLE = '#token = :token AND (#status = :pending OR (#status = :delivering AND leaseUntil < :now))';
 
+/** The values CLAIMABLE reads. */
+function claimableValues(token: string, now: string): Record<string, unknown> {
+  return { ':token': token, ':pending': 'PENDING', ':delivering': 'DELIVERING', ':now': now };
+}
+
 /** Takes the lease for one attempt (counting it); null when the token is stale or another attempt runs. */
 export function claimDelivery(
   deps: Deps,
@@ -249,10 +247,7 @@ export function claimDelivery(
       'SET #status = :delivering, leaseUntil = :lease, attempts = attempts + :one, roundAttempts = roundAttempts + :one, lastAttemptAt = :now, nextAttemptAt = :null',
     condition: CLAIMABLE,
     values: {
-      ':token': token,
-      ':pending': 'PENDING',
-      ':delivering': 'DELIVERING',
-      ':now': now,
+      ...claimableValues(token, now),
       ':lease': leaseUntil,
       ':one': 1,
       ':null': null,
@@ -272,10 +267,7 @@ export function cancelDelivery(
       'SET #status = :cancelled, #token = :null, leaseUntil = :null, nextAttemptAt = :null, lastError = :why',
     condition: CLAIMABLE,
     values: {
-      ':token': token,
-      ':pending': 'PENDING',
-      ':delivering': 'DELIVERING',
-      ':now': now,
+      ...claimableValues(token, now),
       ':cancelled': 'CANCELLED',
       ':null': null,
       ':why': 'Endpoint deactivated; no further attempts',

@@ -25,11 +25,6 @@ const SHARED_CONSTANTS: Record<string, string> = {
   'shared/runtime/logger.ts':
     'VERIFICATION_FAILED_LOG: the log message an alarm filters on (lib/monitoring.ts)',
   'shared/store/tables.ts': 'TABLES: the table descriptions the stack and the local stack create',
-  'shared/store/firm-store.ts': 'PLANS, read by shared/schemas/firm.ts',
-  'shared/store/user-store.ts': 'QUALIFICATIONS, read by shared/schemas/users.ts',
-  'shared/store/webhook-store.ts': 'DELIVERY_STATUSES, read by shared/schemas/webhooks.ts',
-  'shared/store/dynamo.ts': 'imported by the three stores above',
-  'shared/store/keys.ts': 'imported by the three stores above',
 };
 
 const root = fileURLToPath(new URL('../../..', import.meta.url));
