@@ -18,7 +18,7 @@ import { build, type BuildOptions } from 'esbuild';
 import { BUNDLE_BUDGET_BYTES, BUNDLE_OPTIONS, bundleDefines } from '../lib/bundling.js';
 import type { Permissions } from '../shared/routes/route.js';
 import { ROUTES } from '../shared/routes.js';
-import { WORKERS } from '../shared/workers.js';
+import { WORKERS } from '../shared/workers/table.js';
 
 const REPO_ROOT = join(import.meta.dirname, '..');
 // Inside the repository, so externals resolve to node_modules as they resolve to the runtime's in Lambda.
