@@ -1,4 +1,5 @@
-import { defineHandler, ok } from '../../shared/http/handler.js';
+import { defineHandler } from '../../shared/http/handler.js';
+import { ok } from '../../shared/http/response.js';
 import { getCertificate } from '../../shared/routes/certificates.js';
 import { findCertificate } from '../../shared/services/certificates.js';
 

@@ -1,4 +1,5 @@
-import { defineHandler, ok } from '../../shared/http/handler.js';
+import { defineHandler } from '../../shared/http/handler.js';
+import { ok } from '../../shared/http/response.js';
 import { getRecordCertificate } from '../../shared/routes/certificates.js';
 import { recordCertificateUrl } from '../../shared/services/certificates.js';
 

@@ -1,4 +1,5 @@
-import { created, defineHandler } from '../../shared/http/handler.js';
+import { defineHandler } from '../../shared/http/handler.js';
+import { created } from '../../shared/http/response.js';
 import { createDocumentType } from '../../shared/routes/document-types.js';
 import { addDocumentType } from '../../shared/services/document-types.js';
 

@@ -1,4 +1,5 @@
-import { defineHandler, ok } from '../../shared/http/handler.js';
+import { defineHandler } from '../../shared/http/handler.js';
+import { ok } from '../../shared/http/response.js';
 import { listDocumentTypes } from '../../shared/routes/document-types.js';
 import { firmDocumentTypes } from '../../shared/services/document-types.js';
 

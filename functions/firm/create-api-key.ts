@@ -1,4 +1,5 @@
-import { created, defineHandler } from '../../shared/http/handler.js';
+import { defineHandler } from '../../shared/http/handler.js';
+import { created } from '../../shared/http/response.js';
 import { createApiKey } from '../../shared/routes/firm.js';
 import { issueApiKey } from '../../shared/services/api-keys.js';
 

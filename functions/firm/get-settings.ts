@@ -1,5 +1,6 @@
 import { effectiveSettings } from '../../shared/domain/firm/settings.js';
-import { defineHandler, ok } from '../../shared/http/handler.js';
+import { defineHandler } from '../../shared/http/handler.js';
+import { ok } from '../../shared/http/response.js';
 import { getSettings } from '../../shared/routes/firm.js';
 import { loadFirm } from '../../shared/services/firm.js';
 

@@ -1,4 +1,5 @@
-import { defineHandler, ok } from '../../shared/http/handler.js';
+import { defineHandler } from '../../shared/http/handler.js';
+import { ok } from '../../shared/http/response.js';
 import { getStats } from '../../shared/routes/firm.js';
 import { firmStats } from '../../shared/services/firm.js';
 

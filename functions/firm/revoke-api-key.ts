@@ -1,4 +1,5 @@
-import { defineHandler, noContent } from '../../shared/http/handler.js';
+import { defineHandler } from '../../shared/http/handler.js';
+import { noContent } from '../../shared/http/response.js';
 import { revokeApiKey } from '../../shared/routes/firm.js';
 import { revokeKey } from '../../shared/services/api-keys.js';
 

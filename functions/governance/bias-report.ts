@@ -1,4 +1,5 @@
-import { defineHandler, ok } from '../../shared/http/handler.js';
+import { defineHandler } from '../../shared/http/handler.js';
+import { ok } from '../../shared/http/response.js';
 import { biasReport } from '../../shared/routes/governance-reports.js';
 import { biasReport as report } from '../../shared/services/governance-reports.js';
 

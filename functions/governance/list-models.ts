@@ -1,4 +1,5 @@
-import { defineHandler, ok } from '../../shared/http/handler.js';
+import { defineHandler } from '../../shared/http/handler.js';
+import { ok } from '../../shared/http/response.js';
 import { listModels } from '../../shared/routes/governance-reports.js';
 import { modelSummaries } from '../../shared/services/governance-reports.js';
 

@@ -1,4 +1,5 @@
-import { created, defineHandler } from '../../shared/http/handler.js';
+import { defineHandler } from '../../shared/http/handler.js';
+import { created } from '../../shared/http/response.js';
 import { createImpactAssessment } from '../../shared/routes/impact-assessments.js';
 import { createAssessment } from '../../shared/services/impact-assessments.js';
 

@@ -1,4 +1,5 @@
-import { defineHandler, ok } from '../../shared/http/handler.js';
+import { defineHandler } from '../../shared/http/handler.js';
+import { ok } from '../../shared/http/response.js';
 import { listImpactAssessments } from '../../shared/routes/impact-assessments.js';
 import { listFirmAssessments } from '../../shared/services/impact-assessments.js';
 

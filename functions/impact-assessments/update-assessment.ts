@@ -1,4 +1,5 @@
-import { defineHandler, ok } from '../../shared/http/handler.js';
+import { defineHandler } from '../../shared/http/handler.js';
+import { ok } from '../../shared/http/response.js';
 import { updateImpactAssessment } from '../../shared/routes/impact-assessments.js';
 import { changeAssessment } from '../../shared/services/impact-assessments.js';
 

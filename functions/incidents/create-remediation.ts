@@ -1,4 +1,5 @@
-import { created, defineHandler } from '../../shared/http/handler.js';
+import { defineHandler } from '../../shared/http/handler.js';
+import { created } from '../../shared/http/response.js';
 import { createRemediation } from '../../shared/routes/incidents.js';
 import { addRemediation } from '../../shared/services/incidents.js';
 

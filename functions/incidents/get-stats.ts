@@ -1,4 +1,5 @@
-import { defineHandler, ok } from '../../shared/http/handler.js';
+import { defineHandler } from '../../shared/http/handler.js';
+import { ok } from '../../shared/http/response.js';
 import { getIncidentStats } from '../../shared/routes/incidents.js';
 import { firmIncidentStats } from '../../shared/services/incidents.js';
 

@@ -1,4 +1,5 @@
-import { defineHandler, ok } from '../../shared/http/handler.js';
+import { defineHandler } from '../../shared/http/handler.js';
+import { ok } from '../../shared/http/response.js';
 import { listIncidents } from '../../shared/routes/incidents.js';
 import { listFirmIncidents } from '../../shared/services/incidents.js';
 

@@ -1,4 +1,5 @@
-import { defineHandler, ok } from '../../shared/http/handler.js';
+import { defineHandler } from '../../shared/http/handler.js';
+import { ok } from '../../shared/http/response.js';
 import { backupStatus } from '../../shared/routes/integrity.js';
 import { backupStatus as status } from '../../shared/services/integrity/backup-status.js';
 

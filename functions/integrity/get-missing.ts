@@ -1,4 +1,5 @@
-import { defineHandler, ok } from '../../shared/http/handler.js';
+import { defineHandler } from '../../shared/http/handler.js';
+import { ok } from '../../shared/http/response.js';
 import { missing } from '../../shared/routes/integrity.js';
 import { missingRecord } from '../../shared/services/integrity/discrepancy.js';
 

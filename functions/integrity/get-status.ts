@@ -1,4 +1,5 @@
-import { defineHandler, ok } from '../../shared/http/handler.js';
+import { defineHandler } from '../../shared/http/handler.js';
+import { ok } from '../../shared/http/response.js';
 import { integrityStatus } from '../../shared/routes/integrity.js';
 import { integrityStatus as status } from '../../shared/services/integrity/verification-status.js';
 

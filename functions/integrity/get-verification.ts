@@ -1,4 +1,5 @@
-import { defineHandler, ok } from '../../shared/http/handler.js';
+import { defineHandler } from '../../shared/http/handler.js';
+import { ok } from '../../shared/http/response.js';
 import { getVerification } from '../../shared/routes/integrity.js';
 import { findVerification } from '../../shared/services/integrity/verification-status.js';
 

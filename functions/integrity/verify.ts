@@ -1,4 +1,5 @@
-import { defineHandler, ok } from '../../shared/http/handler.js';
+import { defineHandler } from '../../shared/http/handler.js';
+import { ok } from '../../shared/http/response.js';
 import { ENV, intEnv } from '../../shared/runtime/config.js';
 import { verify } from '../../shared/routes/integrity.js';
 import { startVerification, type VerifyLimits } from '../../shared/services/integrity/verification-runs.js';

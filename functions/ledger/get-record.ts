@@ -1,4 +1,5 @@
-import { defineHandler, ok } from '../../shared/http/handler.js';
+import { defineHandler } from '../../shared/http/handler.js';
+import { ok } from '../../shared/http/response.js';
 import { getRecord } from '../../shared/routes/ledger.js';
 import { findRecord } from '../../shared/services/ledger-queries.js';
 

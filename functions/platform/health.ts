@@ -1,4 +1,5 @@
-import { defineHandler, ok } from '../../shared/http/handler.js';
+import { defineHandler } from '../../shared/http/handler.js';
+import { ok } from '../../shared/http/response.js';
 import { isoNow } from '../../shared/ports/clock.js';
 import { health } from '../../shared/routes/platform.js';
 

@@ -1,4 +1,5 @@
-import { defineHandler, ok } from '../../shared/http/handler.js';
+import { defineHandler } from '../../shared/http/handler.js';
+import { ok } from '../../shared/http/response.js';
 import { buildOpenApi } from '../../shared/openapi.js';
 import { openapi } from '../../shared/routes/platform.js';
 

@@ -1,4 +1,5 @@
-import { defineHandler, ok } from '../../shared/http/handler.js';
+import { defineHandler } from '../../shared/http/handler.js';
+import { ok } from '../../shared/http/response.js';
 import { publishedSigningKey } from '../../shared/services/signing-key.js';
 import { signingKey } from '../../shared/routes/platform.js';
 

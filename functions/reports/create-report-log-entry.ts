@@ -1,4 +1,5 @@
-import { created, defineHandler } from '../../shared/http/handler.js';
+import { defineHandler } from '../../shared/http/handler.js';
+import { created } from '../../shared/http/response.js';
 import { createReportLogEntry } from '../../shared/routes/report-log.js';
 import { logReport } from '../../shared/services/report-log.js';
 

@@ -1,4 +1,5 @@
-import { defineHandler, ok } from '../../shared/http/handler.js';
+import { defineHandler } from '../../shared/http/handler.js';
+import { ok } from '../../shared/http/response.js';
 import { listReportLog } from '../../shared/routes/report-log.js';
 import { firmReportLog } from '../../shared/services/report-log.js';
 

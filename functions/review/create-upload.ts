@@ -1,4 +1,5 @@
-import { defineHandler, ok } from '../../shared/http/handler.js';
+import { defineHandler } from '../../shared/http/handler.js';
+import { ok } from '../../shared/http/response.js';
 import { createUpload } from '../../shared/routes/review.js';
 import { createUpload as presignUpload } from '../../shared/services/uploads.js';
 

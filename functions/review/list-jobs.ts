@@ -1,4 +1,5 @@
-import { defineHandler, ok } from '../../shared/http/handler.js';
+import { defineHandler } from '../../shared/http/handler.js';
+import { ok } from '../../shared/http/response.js';
 import { listJobs } from '../../shared/routes/review.js';
 import { listReviewJobs } from '../../shared/services/review/job-views.js';
 

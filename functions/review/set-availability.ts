@@ -1,4 +1,5 @@
-import { defineHandler, ok } from '../../shared/http/handler.js';
+import { defineHandler } from '../../shared/http/handler.js';
+import { ok } from '../../shared/http/response.js';
 import { setAvailability } from '../../shared/routes/review.js';
 import { setOwnAvailability } from '../../shared/services/review/reviewer-queue.js';
 

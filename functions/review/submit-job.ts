@@ -1,4 +1,5 @@
-import { created, defineHandler } from '../../shared/http/handler.js';
+import { defineHandler } from '../../shared/http/handler.js';
+import { created } from '../../shared/http/response.js';
 import { submitJob } from '../../shared/routes/review.js';
 import { submitJob as submit } from '../../shared/services/review/submission.js';
 

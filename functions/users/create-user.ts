@@ -1,4 +1,5 @@
-import { created, defineHandler } from '../../shared/http/handler.js';
+import { defineHandler } from '../../shared/http/handler.js';
+import { created } from '../../shared/http/response.js';
 import { createUser } from '../../shared/routes/users.js';
 import { inviteUser } from '../../shared/services/users.js';
 

@@ -1,4 +1,5 @@
-import { defineHandler, noContent } from '../../shared/http/handler.js';
+import { defineHandler } from '../../shared/http/handler.js';
+import { noContent } from '../../shared/http/response.js';
 import { deactivateUser } from '../../shared/routes/users.js';
 import { logger } from '../../shared/runtime/logger.js';
 import { releaseDeactivatedReviewer } from '../../shared/services/review/deactivation.js';

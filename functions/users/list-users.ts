@@ -1,4 +1,5 @@
-import { defineHandler, ok } from '../../shared/http/handler.js';
+import { defineHandler } from '../../shared/http/handler.js';
+import { ok } from '../../shared/http/response.js';
 import { listUsers } from '../../shared/routes/users.js';
 import { firmUsers } from '../../shared/services/users.js';
 

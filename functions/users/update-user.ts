@@ -1,4 +1,5 @@
-import { defineHandler, ok } from '../../shared/http/handler.js';
+import { defineHandler } from '../../shared/http/handler.js';
+import { ok } from '../../shared/http/response.js';
 import { updateUser } from '../../shared/routes/users.js';
 import { changeUser } from '../../shared/services/users.js';
 

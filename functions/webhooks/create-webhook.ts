@@ -1,4 +1,5 @@
-import { created, defineHandler } from '../../shared/http/handler.js';
+import { defineHandler } from '../../shared/http/handler.js';
+import { created } from '../../shared/http/response.js';
 import { createWebhook } from '../../shared/routes/webhooks.js';
 import { registerWebhook } from '../../shared/services/webhooks.js';
 

@@ -1,4 +1,5 @@
-import { defineHandler, noContent } from '../../shared/http/handler.js';
+import { defineHandler } from '../../shared/http/handler.js';
+import { noContent } from '../../shared/http/response.js';
 import { deactivateWebhook } from '../../shared/routes/webhooks.js';
 import { deactivate } from '../../shared/services/webhooks.js';
 

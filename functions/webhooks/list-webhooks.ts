@@ -1,4 +1,5 @@
-import { defineHandler, ok } from '../../shared/http/handler.js';
+import { defineHandler } from '../../shared/http/handler.js';
+import { ok } from '../../shared/http/response.js';
 import { listWebhooks } from '../../shared/routes/webhooks.js';
 import { firmWebhooks } from '../../shared/services/webhooks.js';
 
