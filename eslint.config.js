@@ -24,6 +24,13 @@ const zodNamespaceOnly = {
   message: "Use `import * as z from 'zod'`: it tree-shakes, `{ z }` bundles all of zod.",
 };
 
+/** A handler names its route by area (`incidents.createIncident`), so the service it calls keeps its own name. */
+const routesUnderNamespace = {
+  selector: "ImportDeclaration[source.value=/shared\\/routes\\//] > ImportSpecifier[importKind='value']",
+  message:
+    "Import routes under their area's namespace: `import * as incidents from '.../shared/routes/incidents.js'`.",
+};
+
 const NO_AWS = {
   group: ['@aws-sdk/*', 'aws-cdk-lib', 'aws-cdk-lib/*'],
   message: 'Domain code never imports AWS.',
@@ -59,6 +66,10 @@ export default tseslint.config(
       '@typescript-eslint/no-explicit-any': 'off',
       'no-restricted-syntax': ['error', zodNamespaceOnly, ...noSkippedTests],
     },
+  },
+  {
+    files: ['functions/**/*.ts'],
+    rules: { 'no-restricted-syntax': ['error', zodNamespaceOnly, routesUnderNamespace] },
   },
   {
     // Domain rules stay free of AWS: no SDK import below shared/domain or shared/ledger.
