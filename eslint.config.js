@@ -36,6 +36,18 @@ const NO_AWS = {
   message: 'Domain code never imports AWS.',
 };
 
+/**
+ * Lambda bundles leave @aws-sdk/* external and esbuild hoists a static import of an external to the top of the
+ * bundle, where it loads at init in every function that contains it: the SDK is reached through `await
+ * import(...)` on first use (shared/store/dynamo.ts, shared/adapters/aws/lazy-sdk.ts), types only at the top.
+ */
+const SDK_ON_FIRST_USE = {
+  group: ['@aws-sdk/*'],
+  allowTypeImports: true,
+  message:
+    'Load the SDK on first use (documentSdk()/dynamoSdk(), or a lazy client): a value import loads it at init.',
+};
+
 const FORMAT_STAYS_BELOW = {
   group: ['**/store/*', '**/runtime/*', '**/services/*', '**/adapters/*', '**/ledger-writer/*'],
   message:
@@ -66,6 +78,12 @@ export default tseslint.config(
       '@typescript-eslint/no-explicit-any': 'off',
       'no-restricted-syntax': ['error', zodNamespaceOnly, ...noSkippedTests],
     },
+  },
+  {
+    // Lambda code: no SDK at init. (The embedded stack's DynamoDB Local set-up is not Lambda code.)
+    files: ['shared/**/*.ts', 'functions/**/*.ts'],
+    ignores: ['shared/adapters/local/**'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [SDK_ON_FIRST_USE] }] },
   },
   {
     files: ['functions/**/*.ts'],

@@ -14,13 +14,13 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { build, type BuildOptions } from 'esbuild';
-import { BUNDLE_BUDGET_BYTES, BUNDLE_OPTIONS, bundleDefines } from '../lib/bundling.js';
+import { build } from 'esbuild';
+import { BUNDLE_BUDGET_BYTES } from '../lib/bundling.js';
 import type { Permissions } from '../shared/routes/route.js';
 import { ROUTES } from '../shared/routes.js';
 import { WORKERS } from '../shared/workers/table.js';
+import { lambdaBuildOptions, REPO_ROOT } from './lambda-bundle.js';
 
-const REPO_ROOT = join(import.meta.dirname, '..');
 // Inside the repository, so externals resolve to node_modules as they resolve to the runtime's in Lambda.
 const OUT_DIR = join(REPO_ROOT, '.tmp', 'bundles');
 
@@ -56,28 +56,6 @@ const onlyIndex = args.indexOf('--only');
 const only = onlyIndex >= 0 ? new Set((args[onlyIndex + 1] ?? '').split(',')) : undefined;
 const targets = only ? allTargets.filter((target) => only.has(target.name)) : allTargets;
 
-function esbuildOptions(target: Target): BuildOptions {
-  const o = BUNDLE_OPTIONS;
-  return {
-    entryPoints: [join(REPO_ROOT, `${target.module}.ts`)],
-    outfile: join(OUT_DIR, target.name, 'index.mjs'),
-    bundle: true,
-    format: o.format,
-    target: o.target,
-    platform: o.platform,
-    mainFields: [...o.mainFields],
-    banner: { js: o.banner },
-    minify: o.minify,
-    keepNames: o.keepNames,
-    sourcemap: o.sourceMap ? 'external' : false,
-    sourcesContent: o.sourcesContent,
-    external: bundleSdk ? [] : [...o.externalModules],
-    define: allClients ? {} : bundleDefines(target.permissions),
-    metafile: true,
-    logLevel: 'error',
-  };
-}
-
 interface Measured extends Target {
   bytes: number;
   budget: number;
@@ -92,8 +70,8 @@ function packageOf(path: string): string {
 }
 
 async function measure(target: Target): Promise<Measured> {
-  const result = await build(esbuildOptions(target));
   const outfile = join(OUT_DIR, target.name, 'index.mjs');
+  const result = await build(lambdaBuildOptions({ ...target, outfile, bundleSdk, allClients }));
   const output = Object.entries(result.metafile!.outputs).find(([file]) => file.endsWith('index.mjs'))![1];
   const byPackage = new Map<string, number>();
   for (const [path, input] of Object.entries(output.inputs))

@@ -1,7 +1,7 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { Deps } from '../runtime/deps.js';
 import { writeConditionally } from './conditional-write.js';
 import { keys } from './keys.js';
+import { send } from './dynamo.js';
 
 /**
  * The firm's sequencer lease (`SEQUENCER` in the firm's ledger partition): the instance that holds it seals and
@@ -73,8 +73,10 @@ export async function releaseLease(deps: Deps, firmId: string, holder: string): 
 
 /** The lease as stored (strongly consistent: askers use it to decide whether to take over). */
 export async function readLease(deps: Deps, firmId: string): Promise<Lease | null> {
-  const { Item } = await deps.db.send(
-    new GetCommand({ TableName: deps.tables.ledger, Key: keys.sequencerLease(firmId), ConsistentRead: true }),
-  );
+  const { Item } = await send(deps.db, 'Get', {
+    TableName: deps.tables.ledger,
+    Key: keys.sequencerLease(firmId),
+    ConsistentRead: true,
+  });
   return Item ? { holder: Item.holder as string, until: Item.until as number } : null;
 }

@@ -1,8 +1,7 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { Role } from '../domain/auth/principal.js';
 import type { Deps } from '../runtime/deps.js';
 import { writeConditionally, type TransactItem } from './conditional-write.js';
-import { queryAll, withoutKeys } from './dynamo.js';
+import { queryAll, withoutKeys, send } from './dynamo.js';
 import { keys, SK_PREFIX } from './keys.js';
 
 export const QUALIFICATIONS = ['CFA', 'CFP', 'DIP_PFS', 'CISI', 'IMC'] as const;
@@ -47,16 +46,18 @@ export function putUserItems(deps: Deps, user: UserItem): TransactItem[] {
 }
 
 export async function getUser(deps: Deps, firmId: string, userId: string): Promise<UserItem | null> {
-  const { Item } = await deps.db.send(
-    new GetCommand({ TableName: deps.tables.main, Key: keys.user(firmId, userId) }),
-  );
+  const { Item } = await send(deps.db, 'Get', {
+    TableName: deps.tables.main,
+    Key: keys.user(firmId, userId),
+  });
   return Item ? (withoutKeys(Item) as UserItem) : null;
 }
 
 export async function getUserByEmail(deps: Deps, firmId: string, email: string): Promise<UserItem | null> {
-  const { Item } = await deps.db.send(
-    new GetCommand({ TableName: deps.tables.main, Key: keys.userEmail(firmId, email) }),
-  );
+  const { Item } = await send(deps.db, 'Get', {
+    TableName: deps.tables.main,
+    Key: keys.userEmail(firmId, email),
+  });
   return Item ? getUser(deps, firmId, Item.userId as string) : null;
 }
 
@@ -66,9 +67,10 @@ export async function getUserBySubject(
   firmId: string,
   subject: string,
 ): Promise<UserItem | null> {
-  const { Item } = await deps.db.send(
-    new GetCommand({ TableName: deps.tables.main, Key: keys.userSubject(firmId, subject) }),
-  );
+  const { Item } = await send(deps.db, 'Get', {
+    TableName: deps.tables.main,
+    Key: keys.userSubject(firmId, subject),
+  });
   return Item ? getUser(deps, firmId, Item.userId as string) : null;
 }
 
@@ -107,9 +109,11 @@ export async function activateUser(
 
 /** The user, read strongly consistent (before a conditional change). */
 export async function getUserForUpdate(deps: Deps, firmId: string, userId: string): Promise<UserItem | null> {
-  const { Item } = await deps.db.send(
-    new GetCommand({ TableName: deps.tables.main, Key: keys.user(firmId, userId), ConsistentRead: true }),
-  );
+  const { Item } = await send(deps.db, 'Get', {
+    TableName: deps.tables.main,
+    Key: keys.user(firmId, userId),
+    ConsistentRead: true,
+  });
   return Item ? (withoutKeys(Item) as UserItem) : null;
 }
 
@@ -163,9 +167,11 @@ export function userChangeItem(deps: Deps, user: UserItem, change: UserChange): 
  * the same count, so a firm never loses its last active FIRM_ADMIN.
  */
 export async function readAdminGuard(deps: Deps, firmId: string): Promise<number | null> {
-  const { Item } = await deps.db.send(
-    new GetCommand({ TableName: deps.tables.main, Key: keys.userAdminGuard(firmId), ConsistentRead: true }),
-  );
+  const { Item } = await send(deps.db, 'Get', {
+    TableName: deps.tables.main,
+    Key: keys.userAdminGuard(firmId),
+    ConsistentRead: true,
+  });
   return Item ? (Item.version as number) : null;
 }
 
