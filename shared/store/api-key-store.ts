@@ -1,5 +1,5 @@
 import type { Deps } from '../runtime/deps.js';
-import { queryAll, withoutKeys, send } from './dynamo.js';
+import { queryAll, send, withoutKeys } from './dynamo.js';
 import { keys, SK_PREFIX } from './keys.js';
 import { writeConditionally, writeNew, type TransactItem } from './conditional-write.js';
 

@@ -1,7 +1,7 @@
 import type { Deps } from '../runtime/deps.js';
 import { writeConditionally, type TransactItem, type WriteOutcome } from './conditional-write.js';
-import { keys, SK_PREFIX } from './keys.js';
 import { send } from './dynamo.js';
+import { keys, SK_PREFIX } from './keys.js';
 
 /**
  * Append intents: an append waiting in the firm's partition of the ledger table (`APPEND#<recordId>`) for the

@@ -1,7 +1,7 @@
 import type { CertificateMetadata } from '../domain/certificates/content.js';
 import type { Deps } from '../runtime/deps.js';
 import { writeConditionally } from './conditional-write.js';
-import { queryAll, withoutKeys, send } from './dynamo.js';
+import { queryAll, send, withoutKeys } from './dynamo.js';
 import { keys, SK_PREFIX } from './keys.js';
 
 /**

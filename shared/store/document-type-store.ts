@@ -6,7 +6,7 @@ import {
   type NotCommitted,
   type WriteOutcome,
 } from './conditional-write.js';
-import { queryAll, withoutKeys, send } from './dynamo.js';
+import { queryAll, send, withoutKeys } from './dynamo.js';
 import { keys, SK_PREFIX } from './keys.js';
 
 /** A firm's own document type, or its override of a platform default: `FIRM#<firmId>`, `DOCTYPE#<slug>`. */

@@ -1,6 +1,6 @@
 import type { FirmSettings } from '../domain/firm/settings.js';
 import type { Deps } from '../runtime/deps.js';
-import { countAll, withoutKeys, send } from './dynamo.js';
+import { countAll, send, withoutKeys } from './dynamo.js';
 import { keys } from './keys.js';
 import { writeConditionally, type TransactItem } from './conditional-write.js';
 

@@ -1,7 +1,7 @@
 import type { ActorSummary } from '../domain/governance/actors.js';
 import type { ApprovedSet, IaStatus, Outcomes } from '../domain/governance/impact-assessments.js';
 import type { Deps } from '../runtime/deps.js';
-import { queryAll, withoutKeys, send } from './dynamo.js';
+import { queryAll, send, withoutKeys } from './dynamo.js';
 import { keys, SK_PREFIX } from './keys.js';
 import { writeConditionally, writeNew, type TransactItem } from './conditional-write.js';
 import { versionedUpdateItem } from './versioned-writes.js';

@@ -7,7 +7,7 @@ import type {
   RemediationStatus,
 } from '../domain/governance/incidents.js';
 import type { Deps } from '../runtime/deps.js';
-import { queryAll, withoutKeys, send } from './dynamo.js';
+import { queryAll, send, withoutKeys } from './dynamo.js';
 import { keys, SK_PREFIX } from './keys.js';
 import type { TransactItem } from './conditional-write.js';
 

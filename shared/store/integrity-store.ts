@@ -1,7 +1,7 @@
 import type { BrokenRecord, VerificationCursor } from '../domain/integrity/chain-check.js';
 import type { Deps } from '../runtime/deps.js';
 import { writeConditionally, writeNew, type TransactItem } from './conditional-write.js';
-import { withoutKeys, send } from './dynamo.js';
+import { send, withoutKeys } from './dynamo.js';
 import { keys, padSequence, SK_PREFIX } from './keys.js';
 
 /** Broken records kept on a run; the count is exact, the list stops here (a wrecked chain is not a 400 KB item). */

@@ -1,9 +1,9 @@
 import type { LedgerRecord } from '../ledger/record.js';
 import type { Deps } from '../runtime/deps.js';
 import type { TransactItem } from './conditional-write.js';
+import { send } from './dynamo.js';
 import { keys, padSequence } from './keys.js';
 import { LEDGER_PENDING_ARCHIVE } from './tables.js';
-import { send } from './dynamo.js';
 
 /**
  * The ledger's outbox: one `OUTBOX#<seq>` item per committed record whose immutable copy is not yet confirmed,

@@ -1,10 +1,10 @@
 import type { LedgerRecord } from '../ledger/record.js';
 import type { Deps } from '../runtime/deps.js';
 import { writeConditionally, type TransactItem } from './conditional-write.js';
+import { send } from './dynamo.js';
 import { keys, SK_PREFIX } from './keys.js';
 import type { ChainHead } from './ledger-store.js';
 import { outboxItem } from './ledger-outbox-store.js';
-import { send } from './dynamo.js';
 
 /**
  * The writes to a firm's chain in the ledger table: committing a batch of records after the head, moving a

@@ -12,7 +12,7 @@ import {
 import { splitDays, splitPeriod, type Period } from '../domain/governance/periods.js';
 import type { LedgerRecord } from '../ledger/record.js';
 import type { Deps } from '../runtime/deps.js';
-import { queryAll, withoutKeys, send } from './dynamo.js';
+import { queryAll, send, withoutKeys } from './dynamo.js';
 import type { ReviewJobItem } from './review-job-store.js';
 import { keys, padSequence, SK_PREFIX } from './keys.js';
 import { conditionFailedAt, writeConditionally, type TransactItem } from './conditional-write.js';

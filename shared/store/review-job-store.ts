@@ -4,7 +4,7 @@ import type { ActionLogEntry } from '../domain/review/workflow.js';
 import type { Actor } from '../ledger/record.js';
 import type { Deps } from '../runtime/deps.js';
 import type { TransactItem } from './conditional-write.js';
-import { queryAll, withoutKeys, send } from './dynamo.js';
+import { queryAll, send, withoutKeys } from './dynamo.js';
 import { keys, SK_PREFIX } from './keys.js';
 import { MAIN_JOB_SWEEP } from './tables.js';
 

@@ -1,7 +1,7 @@
 import type { Deps } from '../runtime/deps.js';
 import { writeConditionally } from './conditional-write.js';
-import { keys } from './keys.js';
 import { send } from './dynamo.js';
+import { keys } from './keys.js';
 
 /**
  * The firm's sequencer lease (`SEQUENCER` in the firm's ledger partition): the instance that holds it seals and

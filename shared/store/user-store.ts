@@ -1,7 +1,7 @@
 import type { Role } from '../domain/auth/principal.js';
 import type { Deps } from '../runtime/deps.js';
 import { writeConditionally, type TransactItem } from './conditional-write.js';
-import { queryAll, withoutKeys, send } from './dynamo.js';
+import { queryAll, send, withoutKeys } from './dynamo.js';
 import { keys, SK_PREFIX } from './keys.js';
 
 export const QUALIFICATIONS = ['CFA', 'CFP', 'DIP_PFS', 'CISI', 'IMC'] as const;

@@ -2,7 +2,7 @@ import type { WebhookEventName } from '../domain/webhooks/events.js';
 import type { LedgerEventType } from '../ledger/event-types.js';
 import type { Deps } from '../runtime/deps.js';
 import { conditionFailedAt, updateConditionally, writeConditionally, writeNew } from './conditional-write.js';
-import { queryAll, withoutKeys, send } from './dynamo.js';
+import { queryAll, send, withoutKeys } from './dynamo.js';
 import { keys, SK_PREFIX } from './keys.js';
 
 export interface WebhookItem {
