@@ -10,6 +10,7 @@ import { logger } from '../runtime/logger.js';
 import '../runtime/aws-deps.js';
 import { authenticate } from '../services/auth.js';
 import { toErrorResponse } from './errors.js';
+import { toApiResponse, type HttpResult } from './response.js';
 import { parsePart } from './validation.js';
 
 /** Largest JSON request body accepted (documents themselves go to object storage, never through the API). */
@@ -26,16 +27,6 @@ export interface HandlerRequest<P, Q, B, A extends AuthMode> {
   requestId: string;
   event: APIGatewayProxyEventV2;
 }
-
-export interface HttpResult {
-  statusCode: number;
-  body?: unknown;
-  headers?: Record<string, string>;
-}
-
-export const ok = (body: unknown): HttpResult => ({ statusCode: 200, body });
-export const created = (body: unknown): HttpResult => ({ statusCode: 201, body });
-export const noContent = (): HttpResult => ({ statusCode: 204 });
 
 type Event = APIGatewayProxyEventV2 & { body?: unknown };
 
@@ -84,7 +75,7 @@ export function defineHandler<
           requestId,
           event,
         });
-        return toResponse(result, requestId);
+        return toApiResponse(result, requestId);
       } finally {
         logger.removeKeys(['firmId', 'requestId']);
       }
@@ -111,15 +102,4 @@ async function authorise(
     throw new ForbiddenError(`This operation requires role ${auth.roles.join(' or ')}`);
   }
   return principal;
-}
-
-function toResponse(result: HttpResult, requestId: string): APIGatewayProxyStructuredResultV2 {
-  const headers = { 'x-request-id': requestId, ...result.headers };
-  if (result.body === undefined) return { statusCode: result.statusCode, headers };
-  if (typeof result.body === 'string') return { statusCode: result.statusCode, headers, body: result.body };
-  return {
-    statusCode: result.statusCode,
-    headers: { 'content-type': 'application/json', ...headers },
-    body: JSON.stringify(result.body),
-  };
 }

@@ -1,10 +1,9 @@
 import type { DeliveryStatus } from '../domain/webhooks/delivery.js';
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { WebhookEventName } from '../domain/webhooks/events.js';
 import type { LedgerEventType } from '../ledger/event-types.js';
 import type { Deps } from '../runtime/deps.js';
 import { conditionFailedAt, updateConditionally, writeConditionally, writeNew } from './conditional-write.js';
-import { queryAll, withoutKeys } from './dynamo.js';
+import { queryAll, send, withoutKeys } from './dynamo.js';
 import { keys, SK_PREFIX } from './keys.js';
 
 export interface WebhookItem {
@@ -72,13 +71,11 @@ export async function putWebhook(deps: Deps, webhook: WebhookItem): Promise<void
 
 /** Strongly consistent: a delivery attempt must see a deactivation made a moment ago. */
 export async function getWebhook(deps: Deps, firmId: string, webhookId: string): Promise<WebhookItem | null> {
-  const { Item } = await deps.db.send(
-    new GetCommand({
-      TableName: deps.tables.main,
-      Key: keys.webhook(firmId, webhookId),
-      ConsistentRead: true,
-    }),
-  );
+  const { Item } = await send(deps.db, 'Get', {
+    TableName: deps.tables.main,
+    Key: keys.webhook(firmId, webhookId),
+    ConsistentRead: true,
+  });
   return Item ? (withoutKeys(Item) as unknown as WebhookItem) : null;
 }
 
@@ -157,13 +154,11 @@ export async function getDeliveryIdFor(
   webhookId: string,
   sequenceNumber: number,
 ): Promise<string | null> {
-  const { Item } = await deps.db.send(
-    new GetCommand({
-      TableName: deps.tables.main,
-      Key: keys.webhookDeliveryMarker(firmId, webhookId, sequenceNumber),
-      ConsistentRead: true,
-    }),
-  );
+  const { Item } = await send(deps.db, 'Get', {
+    TableName: deps.tables.main,
+    Key: keys.webhookDeliveryMarker(firmId, webhookId, sequenceNumber),
+    ConsistentRead: true,
+  });
   return Item ? (Item.deliveryId as string) : null;
 }
 
@@ -173,13 +168,11 @@ export async function getDelivery(
   webhookId: string,
   deliveryId: string,
 ): Promise<WebhookDeliveryItem | null> {
-  const { Item } = await deps.db.send(
-    new GetCommand({
-      TableName: deps.tables.main,
-      Key: keys.webhookDelivery(firmId, webhookId, deliveryId),
-      ConsistentRead: true,
-    }),
-  );
+  const { Item } = await send(deps.db, 'Get', {
+    TableName: deps.tables.main,
+    Key: keys.webhookDelivery(firmId, webhookId, deliveryId),
+    ConsistentRead: true,
+  });
   return Item ? (withoutKeys(Item) as unknown as WebhookDeliveryItem) : null;
 }
 

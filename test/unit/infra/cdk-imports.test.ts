@@ -13,6 +13,7 @@ const RUNTIME_CODE = [
   'shared/ledger-writer/',
   'shared/adapters/',
   'shared/http/',
+  'shared/workers/handler.ts',
   'functions/',
 ];
 
@@ -52,11 +53,16 @@ describe('the CDK app (bin/app.ts)', () => {
 
   it('reads the route and worker tables', () => {
     expect(modules).toEqual(
-      expect.arrayContaining(['lib/permissions.ts', 'shared/workers.ts', 'shared/routes.ts']),
+      expect.arrayContaining([
+        'lib/permissions.ts',
+        'shared/workers/table.ts',
+        'shared/workers/record-subscribers.ts',
+        'shared/routes.ts',
+      ]),
     );
   });
 
-  it('imports no runtime code: no service, store, ledger writer, adapter or handler', () => {
+  it('imports no runtime code: no service, store, ledger writer, adapter, worker wrapper or handler', () => {
     const runtime = modules.filter((path) => RUNTIME_CODE.some((folder) => path.startsWith(folder)));
     expect(runtime.filter((path) => !(path in SHARED_CONSTANTS))).toEqual([]);
   });
