@@ -1,9 +1,11 @@
 import { KmsSigner } from '../adapters/aws/kms-signer.js';
+import { emfSignMetrics } from '../adapters/aws/sign-metrics.js';
 import { S3ObjectStore } from '../adapters/aws/s3-object-store.js';
 import { SqsQueue } from '../adapters/aws/sqs-queue.js';
+import { ThrottledSigner } from '../adapters/throttled-signer.js';
 import { systemClock } from '../ports/clock.js';
 import { createDocumentClient } from '../store/dynamo.js';
-import { ENV, optionalEnv, QUEUE_URL_ENV, requireEnv } from './config.js';
+import { ENV, optionalEnv, QUEUE_URL_ENV, requireEnv, signerLimits } from './config.js';
 import { registerDepsFactory, type Deps } from './deps.js';
 
 /**
@@ -28,7 +30,7 @@ function notBundled(client: string): never {
  * every function authenticates against the main table.
  */
 export function createAwsDeps(): Deps {
-  let signer: KmsSigner | undefined;
+  let signer: ThrottledSigner | undefined;
   let objects: S3ObjectStore | undefined;
   let queue: SqsQueue | undefined;
   let oidc: Deps['oidc'] | undefined;
@@ -45,9 +47,12 @@ export function createAwsDeps(): Deps {
     get signer() {
       return process.env.GLS_BUNDLE_KMS === 'false'
         ? notBundled('KMS')
-        : (signer ??= new KmsSigner(
-            async () => new (await import('@aws-sdk/client-kms')).KMSClient({}),
-            requireEnv(ENV.signingKeyId),
+        : (signer ??= new ThrottledSigner(
+            new KmsSigner(
+              async () => new (await import('@aws-sdk/client-kms')).KMSClient({}),
+              requireEnv(ENV.signingKeyId),
+            ),
+            { ...signerLimits(), metrics: emfSignMetrics() },
           ));
     },
     get objects() {
