@@ -4,6 +4,7 @@ import { S3ObjectStore } from '../adapters/aws/s3-object-store.js';
 import { SqsQueue } from '../adapters/aws/sqs-queue.js';
 import { ThrottledSigner } from '../adapters/throttled-signer.js';
 import { systemClock } from '../ports/clock.js';
+import type { Signer } from '../ports/signer.js';
 import { createDocumentClient } from '../store/dynamo.js';
 import { ENV, optionalEnv, QUEUE_URL_ENV, requireEnv, signerLimits } from './config.js';
 import { registerDepsFactory, type Deps } from './deps.js';
@@ -24,13 +25,23 @@ function notBundled(client: string): never {
 }
 
 /**
+ * KMS behind the Sign throttling wrapper, with Sign metrics (docs/architecture.md §5); a function that may only read
+ * the public key (GLS_BUNDLE_SIGN "false") gets the bare signer, so its bundle carries none of it.
+ */
+function withSignLimits(kms: KmsSigner): Signer {
+  return process.env.GLS_BUNDLE_SIGN === 'false'
+    ? kms
+    : new ThrottledSigner(kms, { ...signerLimits(), metrics: emfSignMetrics() });
+}
+
+/**
  * The AWS composition root. Clients are created on first use, and their SDK modules loaded then too
  * (shared/adapters/aws/lazy-sdk.ts), so a function only pays for (and only needs configuration of) the
  * services its code touches; the CDK stack sets exactly the variables it grants. DynamoDB is the exception:
  * every function authenticates against the main table.
  */
 export function createAwsDeps(): Deps {
-  let signer: ThrottledSigner | undefined;
+  let signer: Signer | undefined;
   let objects: S3ObjectStore | undefined;
   let queue: SqsQueue | undefined;
   let oidc: Deps['oidc'] | undefined;
@@ -47,12 +58,11 @@ export function createAwsDeps(): Deps {
     get signer() {
       return process.env.GLS_BUNDLE_KMS === 'false'
         ? notBundled('KMS')
-        : (signer ??= new ThrottledSigner(
+        : (signer ??= withSignLimits(
             new KmsSigner(
               async () => new (await import('@aws-sdk/client-kms')).KMSClient({}),
               requireEnv(ENV.signingKeyId),
             ),
-            { ...signerLimits(), metrics: emfSignMetrics() },
           ));
     },
     get objects() {
