@@ -129,6 +129,7 @@ if (instanceCount === 0) {
     instanceCount,
     { root, dataDir, dynamoEndpoint: dynamo.endpoint, baseUrl, signerQuota: signerQuota.buffer },
     (name, message, delaySeconds) => queue.send(name, message, { delaySeconds }),
+    { freeze: optionalEnv(ENV.localFreezeBetweenInvocations, 'false') === 'true' },
   );
   pool = instancePool;
   await instancePool.start();

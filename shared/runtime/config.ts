@@ -69,6 +69,8 @@ export const ENV = {
   signerRateLimit: 'SIGNER_RATE_LIMIT',
   /** Embedded stack: isolated Lambda-like instances running the handlers (0: all in the server's own thread). */
   localInstances: 'LOCAL_INSTANCES',
+  /** Embedded stack with instances: "true" freezes an instance between invocations, as Lambda does. */
+  localFreezeBetweenInvocations: 'LOCAL_FREEZE_BETWEEN_INVOCATIONS',
 } as const;
 
 /** The signer wrapper's settings (shared/adapters/throttled-signer.ts), the same in AWS and locally. */

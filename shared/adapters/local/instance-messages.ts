@@ -15,6 +15,12 @@ export interface InstanceData {
   baseUrl: string;
   /** The stack's signer quota and Sign counters (shared/adapters/local/signer-quota.ts). */
   signerQuota: SharedArrayBuffer;
+  /**
+   * With LOCAL_FREEZE_BETWEEN_INVOCATIONS: one Int32 per instance, bumped by the main thread before each
+   * invocation; an instance that answered blocks on its cell (Atomics.wait) until the next bump, as Lambda
+   * freezes an execution environment between invocations.
+   */
+  freezeGate?: SharedArrayBuffer;
 }
 
 /** An error as it crosses the thread boundary. */

@@ -46,14 +46,19 @@ const ENTRY = new URL('./lambda-instance.ts', import.meta.url).href;
 export class InstancePool {
   private readonly instances: Instance[] = [];
   private readonly waiting: Array<(instance: Instance) => void> = [];
+  private readonly gate: Int32Array | undefined;
   private nextId = 1;
   private closed = false;
 
+  /** `freeze`: instances stop between invocations, as Lambda freezes them (see lambda-instance.ts). */
   constructor(
     readonly size: number,
-    private readonly data: Omit<InstanceData, 'index'>,
+    private readonly data: Omit<InstanceData, 'index' | 'freezeGate'>,
     private readonly sink: QueueSink,
-  ) {}
+    options: { freeze?: boolean } = {},
+  ) {
+    if (options.freeze) this.gate = new Int32Array(new SharedArrayBuffer(4 * size));
+  }
 
   /** Starts every instance; resolves once all are ready to take invocations. */
   async start(): Promise<void> {
@@ -67,6 +72,7 @@ export class InstancePool {
     try {
       const value = await new Promise<unknown>((resolve, reject) => {
         instance.running = { id, resolve, reject };
+        this.thaw(instance.index);
         instance.worker.postMessage({ kind: 'invoke', id, module, name, event } satisfies ToInstance);
       });
       return { value, instance: instance.index };
@@ -79,10 +85,18 @@ export class InstancePool {
   /** Terminates every instance; invocations waiting or running fail. */
   async close(): Promise<void> {
     this.closed = true;
+    for (const instance of this.instances) this.thaw(instance.index);
     const stopped = new Error('The local stack is shutting down');
     for (const instance of this.instances) instance.running?.reject(stopped);
     this.waiting.splice(0);
     await Promise.all(this.instances.map((instance) => instance.worker.terminate()));
+  }
+
+  /** Lets a frozen instance run again (it reads its next message). */
+  private thaw(index: number): void {
+    if (!this.gate) return;
+    Atomics.add(this.gate, index, 1);
+    Atomics.notify(this.gate, index);
   }
 
   private take(): Promise<Instance> {
@@ -105,7 +119,12 @@ export class InstancePool {
 
   private spawn(index: number): Promise<void> {
     const worker = new Worker(new URL(`data:text/javascript,${encodeURIComponent(BOOT)}`), {
-      workerData: { ...this.data, index, entry: ENTRY },
+      workerData: {
+        ...this.data,
+        index,
+        entry: ENTRY,
+        ...(this.gate ? { freezeGate: this.gate.buffer } : {}),
+      },
     });
     const instance: Instance = { index, worker, ready: false, busy: false };
     this.instances[index] = instance;

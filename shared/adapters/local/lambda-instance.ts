@@ -61,8 +61,20 @@ async function invoke(message: Extract<ToInstance, { kind: 'invoke' }>): Promise
   }
 }
 
+// Lambda freezes an environment once its handler has answered: timers, sockets and promises left running (work
+// after the response) stop until the next invocation. With a freeze gate this thread does the same: it blocks
+// until the main thread bumps its cell for the next invocation.
+const gate = data.freezeGate ? new Int32Array(data.freezeGate) : undefined;
+
 port.on('message', (message: ToInstance) => {
-  if (message.kind === 'queue-sent') queue.answered(message);
-  else void invoke(message).then((answer) => port.postMessage(answer));
+  if (message.kind === 'queue-sent') {
+    queue.answered(message);
+    return;
+  }
+  const generation = gate ? Atomics.load(gate, data.index) : 0;
+  void invoke(message).then((answer) => {
+    port.postMessage(answer);
+    if (gate) Atomics.wait(gate, data.index, generation);
+  });
 });
 port.postMessage({ kind: 'ready' } satisfies FromInstance);
