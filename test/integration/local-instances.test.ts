@@ -71,6 +71,10 @@ describe('LOCAL_INSTANCES=4', () => {
     expect(done.result).toMatchObject({ complete: true, valid: true, brokenCount: 0 });
     expect(done.result.recordsChecked).toBeGreaterThanOrEqual(chain.length);
   });
+
+  it('shuts down cleanly on SIGTERM, instances and all', async () => {
+    expect(await stopStack(stack)).toBe(0);
+  });
 });
 
 describe('a Sign quota that binds (SIGNER_RATE_LIMIT=2)', () => {
