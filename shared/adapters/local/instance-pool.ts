@@ -45,7 +45,7 @@ const ENTRY = new URL('./lambda-instance.ts', import.meta.url).href;
  */
 export class InstancePool {
   private readonly instances: Instance[] = [];
-  private readonly waiting: Array<(instance: Instance) => void> = [];
+  private readonly waiting: Array<{ take: (instance: Instance) => void; fail: (error: Error) => void }> = [];
   private readonly gate: Int32Array | undefined;
   private nextId = 1;
   private closed = false;
@@ -88,7 +88,7 @@ export class InstancePool {
     for (const instance of this.instances) this.thaw(instance.index);
     const stopped = new Error('The local stack is shutting down');
     for (const instance of this.instances) instance.running?.reject(stopped);
-    this.waiting.splice(0);
+    for (const waiter of this.waiting.splice(0)) waiter.fail(stopped);
     await Promise.all(this.instances.map((instance) => instance.worker.terminate()));
   }
 
@@ -106,7 +106,7 @@ export class InstancePool {
       free.busy = true;
       return Promise.resolve(free);
     }
-    return new Promise((resolve) => this.waiting.push(resolve));
+    return new Promise((take, fail) => this.waiting.push({ take, fail }));
   }
 
   /** Hands a free instance to the longest waiter, or marks it free. */
@@ -114,7 +114,7 @@ export class InstancePool {
     if (!instance.ready) return;
     const next = this.waiting.shift();
     instance.busy = next !== undefined;
-    next?.(instance);
+    next?.take(instance);
   }
 
   private spawn(index: number): Promise<void> {
