@@ -142,13 +142,17 @@ async function lead(deps: Deps, lane: Lane): Promise<void> {
   let leaseUntil = Date.now() + LEASE_TTL_MS;
   let batch: LocalAppend[] = [];
   try {
-    let head = await readHead(deps, lane.firmId);
+    // The head and the first look at the intents in one round trip: a lone writer's path is short.
+    const [firstHead, firstCandidates] = await Promise.all([readHead(deps, lane.firmId), gather(deps, lane)]);
+    let head = firstHead;
+    let firstLook: Candidate[] | undefined = firstCandidates;
     for (;;) {
       if (leaseUntil - Date.now() < LEASE_TTL_MS / 2) {
         if (!(await renewLease(deps, lane.firmId, lane.holder, LEASE_TTL_MS))) break;
         leaseUntil = Date.now() + LEASE_TTL_MS;
       }
-      const candidates = await gather(deps, lane);
+      const candidates = firstLook ?? (await gather(deps, lane));
+      firstLook = undefined;
       if (candidates.length === 0) {
         await releaseLease(deps, lane.firmId, lane.holder);
         // An asker may have left its intent after the last look and before the release: look once more.
