@@ -3,7 +3,7 @@ import httpJsonBodyParser from '@middy/http-json-body-parser';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import type { z } from 'zod';
 import type { Principal } from '../domain/auth/principal.js';
-import { ForbiddenError, PayloadTooLargeError } from '../errors.js';
+import { ForbiddenError, PayloadTooLargeError, UnprocessableError } from '../errors.js';
 import type { AuthMode, RouteDef } from '../routes/route.js';
 import { getDeps, type Deps } from '../runtime/deps.js';
 import { logger } from '../runtime/logger.js';
@@ -14,6 +14,13 @@ import { parsePart } from './validation.js';
 
 /** Largest JSON request body accepted (documents themselves go to object storage, never through the API). */
 export const MAX_JSON_BODY_BYTES = 256 * 1024;
+
+/**
+ * Largest response body sent. Lambda cannot return more than 6 MB (6,291,456 bytes) of response payload, and
+ * the body travels JSON-escaped inside it, so stop well below: a larger body is answered 422 in the envelope
+ * (narrow the request) instead of failing at the platform with an opaque 502.
+ */
+export const MAX_RESPONSE_BODY_BYTES = 5 * 1024 * 1024;
 
 type Out<S> = S extends z.ZodType ? z.output<S> : undefined;
 
@@ -116,10 +123,11 @@ async function authorise(
 function toResponse(result: HttpResult, requestId: string): APIGatewayProxyStructuredResultV2 {
   const headers = { 'x-request-id': requestId, ...result.headers };
   if (result.body === undefined) return { statusCode: result.statusCode, headers };
-  if (typeof result.body === 'string') return { statusCode: result.statusCode, headers, body: result.body };
-  return {
-    statusCode: result.statusCode,
-    headers: { 'content-type': 'application/json', ...headers },
-    body: JSON.stringify(result.body),
-  };
+  const body = typeof result.body === 'string' ? result.body : JSON.stringify(result.body);
+  if (Buffer.byteLength(body) > MAX_RESPONSE_BODY_BYTES)
+    throw new UnprocessableError(
+      `The response would exceed ${MAX_RESPONSE_BODY_BYTES} bytes (the platform's limit): narrow the request`,
+    );
+  if (typeof result.body === 'string') return { statusCode: result.statusCode, headers, body };
+  return { statusCode: result.statusCode, headers: { 'content-type': 'application/json', ...headers }, body };
 }

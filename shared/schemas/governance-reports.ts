@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { DRIFT_WINDOW_BOUNDS, DRIFT_WINDOW_DEFAULTS } from '../domain/governance/models.js';
+import { PERIOD_BOUNDS_TEXT } from '../domain/governance/periods.js';
 import { JOB_OUTCOMES } from '../domain/review/jobs.js';
 import { Timestamp } from './common.js';
 import { ReviewJob } from './review.js';
@@ -17,7 +18,7 @@ const Interval = z
   .meta({ description: '95 % Wilson score interval of the rate; null without data' });
 
 const DateOrDateTime = WellFormedString.max(40).meta({
-  description: 'ISO date (YYYY-MM-DD) or date-time; a date-only `to` means the end of that UTC day',
+  description: `ISO date (YYYY-MM-DD) or date-time; a date-only \`to\` means the end of that UTC day; ${PERIOD_BOUNDS_TEXT} (else 400)`,
 });
 
 const windowDays = (fallback: number, what: string) =>
