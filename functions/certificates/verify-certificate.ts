@@ -1,7 +1,13 @@
-import { defineHandler, ok } from '../../shared/http/handler.js';
+import { defineHandler } from '../../shared/http/handler.js';
 import { verifyCertificate } from '../../shared/routes/certificates.js';
 import { verifyCertificate as verify } from '../../shared/services/certificates.js';
 
-export const handler = defineHandler(verifyCertificate, async ({ deps, params }) =>
-  ok(await verify(deps, params.certificateId)),
-);
+/**
+ * The public JSON check of a certificate. Like the HTML page, never cached: the result is computed now
+ * (verifiedAt) and turns invalid the moment the record is tampered with.
+ */
+export const handler = defineHandler(verifyCertificate, async ({ deps, params }) => ({
+  statusCode: 200,
+  headers: { 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' },
+  body: await verify(deps, params.certificateId),
+}));

@@ -3,7 +3,7 @@ import { DRIFT_WINDOW_BOUNDS, DRIFT_WINDOW_DEFAULTS } from '../domain/governance
 import { PERIOD_BOUNDS_TEXT } from '../domain/governance/periods.js';
 import { JOB_OUTCOMES } from '../domain/review/jobs.js';
 import { Timestamp } from './common.js';
-import { ReviewJob } from './review.js';
+import { ReviewJobDetail } from './review.js';
 import { WellFormedString } from './storable-json.js';
 
 const Rate = z
@@ -299,7 +299,8 @@ export const ConsumerDutyReport = z
 
 export const ExplainabilityRecord = z
   .object({
-    job: ReviewJob,
+    /** The job as GET /v1/review/jobs/{id} shows it: review actions anonymised, no workflow internals. */
+    job: ReviewJobDetail,
     reviewer: z.record(z.string(), z.unknown()).nullable(),
     certificate: z.object({ id: z.string(), verificationPath: z.string() }).nullable(),
     ledgerRecord: z.record(z.string(), z.unknown()).nullable(),

@@ -46,7 +46,8 @@ import {
   projectJobs,
   readPeriodCounters,
 } from '../store/reporting-store.js';
-import { getJob, type ReviewJobItem } from '../store/review-job-store.js';
+import { getJob, type StoredJob } from '../store/review-job-store.js';
+import { presentJobDetail } from './review/job-views.js';
 import { getUser, listUsers } from '../store/user-store.js';
 import { loadFirm } from './firm.js';
 
@@ -337,20 +338,22 @@ export async function vulnerabilityReport(deps: Deps, firmId: string) {
 
 // ------------------------------------------------------------------------------------- explainability
 
-const isCompleted = (job: ReviewJobItem) =>
+const isCompleted = (job: StoredJob) =>
   (COMPLETED_STATUSES as readonly string[]).includes(job.status) && job.outcome !== null;
 
 async function explainabilityRecord(
   deps: Deps,
   firm: { id: string; name: string; frnNumber: string },
-  job: ReviewJobItem,
+  job: StoredJob,
 ) {
   const [reviewer, ledgerRecord] = await Promise.all([
     job.assignedReviewerId ? getUser(deps, firm.id, job.assignedReviewerId) : null,
     job.ledgerRecordId ? getRecordById(deps, firm.id, job.ledgerRecordId) : null,
   ]);
   return {
-    job,
+    // Presented as GET /v1/review/jobs/{id} presents it: no submitter, pending decision or reviewer user ids
+    // in the actions (the named reviewer below is the one the record states).
+    job: presentJobDetail(job),
     reviewer: reviewer
       ? {
           id: reviewer.id,
