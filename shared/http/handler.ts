@@ -47,9 +47,9 @@ export const noContent = (): HttpResult => ({ statusCode: 204 });
 type Event = APIGatewayProxyEventV2 & { body?: unknown };
 
 /**
- * Builds a route's Lambda handler: JSON body parsing (middy), authentication and role checks from the route
- * table, zod validation of params, query and body, then the route's function; every error becomes the
- * error envelope in one place.
+ * Builds a route's Lambda handler: authentication and role checks from the route table (first, so a request
+ * without a valid credential is 401 whatever its body), JSON body parsing (middy), zod validation of params,
+ * query and body, then the route's function; every error becomes the error envelope in one place.
  */
 export function defineHandler<
   P extends z.ZodType | undefined,
@@ -61,9 +61,15 @@ export function defineHandler<
   const parseJson = httpJsonBodyParser({ disableContentTypeCheck: true } as Parameters<
     typeof httpJsonBodyParser
   >[0]);
+  // The caller, resolved before the body is parsed: an unauthenticated request is 401 whatever its body.
+  const principals = new WeakMap<object, Principal | null>();
   return middy<Event, APIGatewayProxyStructuredResultV2, Error, Context>()
     .before(async (request) => {
       const { event } = request;
+      principals.set(
+        event,
+        route.auth.kind === 'public' ? null : await authorise(getDeps(), event, route.auth),
+      );
       const raw = event.body;
       if (typeof raw !== 'string' || raw.length === 0) {
         event.body = undefined;
@@ -80,7 +86,7 @@ export function defineHandler<
       logger.appendKeys({ requestId });
       try {
         const deps = getDeps();
-        const principal = route.auth.kind === 'public' ? null : await authorise(deps, event, route.auth);
+        const principal = principals.get(event) ?? null;
         if (principal) logger.appendKeys({ firmId: principal.firmId });
         const result = await fn({
           params: parsePart(route.request.params, event.pathParameters ?? {}, 'params') as Out<P>,
