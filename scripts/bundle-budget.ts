@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { build, type BuildOptions } from 'esbuild';
 import { BUNDLE_BUDGET_BYTES, BUNDLE_OPTIONS, bundleDefines } from '../lib/bundling.js';
-import type { Permissions } from '../shared/routes/route.js';
+import { routeFunctionPermissions, type Permissions } from '../shared/routes/route.js';
 import { ROUTES } from '../shared/routes.js';
 import { WORKERS } from '../shared/workers.js';
 
@@ -43,7 +43,7 @@ const allTargets: Target[] = [
     name: route.operationId,
     kind: 'route' as const,
     module: route.handler,
-    permissions: route.permissions,
+    permissions: routeFunctionPermissions(route),
   })),
   ...WORKERS.map((worker) => ({
     name: worker.name,

@@ -8,7 +8,7 @@ import type { AuthMode, RouteDef } from '../routes/route.js';
 import { getDeps, type Deps } from '../runtime/deps.js';
 import { logger } from '../runtime/logger.js';
 import '../runtime/aws-deps.js';
-import { authenticate } from '../services/auth.js';
+import { authenticate, type FirstSignIn } from '../services/auth.js';
 import { toErrorResponse } from './errors.js';
 import { parsePart } from './validation.js';
 
@@ -68,7 +68,15 @@ export function defineHandler<
       const { event } = request;
       principals.set(
         event,
-        route.auth.kind === 'public' ? null : await authorise(getDeps(), event, route.auth),
+        route.auth.kind === 'public'
+          ? null
+          : // A route that writes the main table links a first sign-in itself; others queue it.
+            await authorise(
+              getDeps(),
+              event,
+              route.auth,
+              route.permissions.main === 'write' ? 'link' : 'queue',
+            ),
       );
       const raw = event.body;
       if (typeof raw !== 'string' || raw.length === 0) {
@@ -111,12 +119,14 @@ async function authorise(
   deps: Deps,
   event: APIGatewayProxyEventV2,
   auth: Extract<AuthMode, { kind: 'authenticated' }>,
+  firstSignIn: FirstSignIn,
 ): Promise<Principal> {
   const headers = event.headers ?? {};
-  const principal = await authenticate(deps, {
-    apiKey: headers['x-service-key'],
-    authorization: headers.authorization,
-  });
+  const principal = await authenticate(
+    deps,
+    { apiKey: headers['x-service-key'], authorization: headers.authorization },
+    firstSignIn,
+  );
   if (auth.credentials === 'user' && principal.kind !== 'user') {
     throw new ForbiddenError('This operation requires a signed-in user, not an API key');
   }
