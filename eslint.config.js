@@ -24,9 +24,28 @@ const zodNamespaceOnly = {
   message: "Use `import * as z from 'zod'`: it tree-shakes, `{ z }` bundles all of zod.",
 };
 
+/** A handler names its route by area (`incidents.createIncident`), so the service it calls keeps its own name. */
+const routesUnderNamespace = {
+  selector: "ImportDeclaration[source.value=/shared\\/routes\\//] > ImportSpecifier[importKind='value']",
+  message:
+    "Import routes under their area's namespace: `import * as incidents from '.../shared/routes/incidents.js'`.",
+};
+
 const NO_AWS = {
   group: ['@aws-sdk/*', 'aws-cdk-lib', 'aws-cdk-lib/*'],
   message: 'Domain code never imports AWS.',
+};
+
+/**
+ * Lambda bundles leave @aws-sdk/* external and esbuild hoists a static import of an external to the top of the
+ * bundle, where it loads at init in every function that contains it: the SDK is reached through `await
+ * import(...)` on first use (shared/store/dynamo.ts, shared/adapters/aws/lazy-sdk.ts), types only at the top.
+ */
+const SDK_ON_FIRST_USE = {
+  group: ['@aws-sdk/*'],
+  allowTypeImports: true,
+  message:
+    'Load the SDK on first use (documentSdk()/dynamoSdk(), or a lazy client): a value import loads it at init.',
 };
 
 const FORMAT_STAYS_BELOW = {
@@ -59,6 +78,16 @@ export default tseslint.config(
       '@typescript-eslint/no-explicit-any': 'off',
       'no-restricted-syntax': ['error', zodNamespaceOnly, ...noSkippedTests],
     },
+  },
+  {
+    // Lambda code: no SDK at init. (The embedded stack's DynamoDB Local set-up is not Lambda code.)
+    files: ['shared/**/*.ts', 'functions/**/*.ts'],
+    ignores: ['shared/adapters/local/**'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [SDK_ON_FIRST_USE] }] },
+  },
+  {
+    files: ['functions/**/*.ts'],
+    rules: { 'no-restricted-syntax': ['error', zodNamespaceOnly, routesUnderNamespace] },
   },
   {
     // Domain rules stay free of AWS: no SDK import below shared/domain or shared/ledger.

@@ -26,7 +26,7 @@ import {
 } from '../shared/runtime/local-deps.js';
 import { logger } from '../shared/runtime/logger.js';
 import { TABLES } from '../shared/store/tables.js';
-import { WORKERS } from '../shared/workers.js';
+import { WORKERS } from '../shared/workers/table.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 logger.setLogLevel((process.env.LOG_LEVEL as 'DEBUG' | 'INFO' | 'WARN' | 'ERROR' | undefined) ?? 'WARN');

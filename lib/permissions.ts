@@ -1,6 +1,6 @@
 import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import { routeFunctionPermissions, type Permissions, type RouteDef } from '../shared/routes/route.js';
-import { RECORD_SUBSCRIBERS } from '../shared/workers.js';
+import { RECORD_SUBSCRIBERS } from '../shared/workers/record-subscribers.js';
 import type { Auth } from './auth.js';
 import type { Data } from './data.js';
 import type { LedgerSigning } from './ledger.js';

@@ -5,7 +5,7 @@ import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import type { QueueName } from '../shared/ports/queue.js';
 import { QUEUE_URL_ENV } from '../shared/runtime/config.js';
-import type { WorkerDef } from '../shared/workers.js';
+import type { WorkerDef } from '../shared/workers/table.js';
 
 export interface WorkQueue {
   queue: Queue;
@@ -57,7 +57,7 @@ export class WorkQueues extends Construct {
 
   get(name: QueueName): WorkQueue {
     const found = this.queues.get(name);
-    if (!found) throw new Error(`No worker consumes queue ${name}: add one to shared/workers.ts`);
+    if (!found) throw new Error(`No worker consumes queue ${name}: add one to shared/workers/table.ts`);
     return found;
   }
 

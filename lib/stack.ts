@@ -3,7 +3,7 @@ import type { Construct } from 'constructs';
 import { ROUTE_AREAS } from '../shared/routes.js';
 import { ENV } from '../shared/runtime/config.js';
 import type { RouteDef } from '../shared/routes/route.js';
-import { WORKERS, type WorkerDef } from '../shared/workers.js';
+import { WORKERS, type WorkerDef } from '../shared/workers/table.js';
 import { Api } from './api.js';
 import { Auth, type OidcSettings } from './auth.js';
 import { Data } from './data.js';
@@ -21,7 +21,7 @@ export interface GovernanceLedgerStackProps extends StackProps {
   oidc?: OidcSettings;
   /** The route table by area, each deployed as a nested stack. @default ROUTE_AREAS of shared/routes.ts */
   routeAreas?: Readonly<Record<string, readonly RouteDef[]>>;
-  /** @default WORKERS of shared/workers.ts */
+  /** @default WORKERS of shared/workers/table.ts */
   workers?: readonly WorkerDef[];
   /**
    * Public base URL printed on certificates (verification page and QR code), e.g. a custom domain.

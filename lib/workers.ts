@@ -4,7 +4,7 @@ import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import type { WorkerDef } from '../shared/workers.js';
+import type { WorkerDef } from '../shared/workers/table.js';
 import { applyPermissions, type ServiceResources } from './permissions.js';
 import { pascal } from './queues.js';
 import { ServiceFunction } from './service-function.js';
@@ -19,7 +19,7 @@ export interface WorkersProps {
 /** SQS event source maximum concurrency unless a worker sets its own (2 is the minimum SQS allows). */
 export const DEFAULT_QUEUE_MAX_CONCURRENCY = 5;
 
-/** One function per worker of shared/workers.ts, fed by its SQS queue or started by its EventBridge schedule. */
+/** One function per worker of shared/workers/table.ts, fed by its SQS queue or started by its EventBridge schedule. */
 export class Workers extends Construct {
   readonly functions = new Map<string, ServiceFunction>();
 

@@ -1,7 +1,8 @@
-import { defineHandler, ok } from '../../shared/http/handler.js';
-import { getStats } from '../../shared/routes/firm.js';
+import { defineHandler } from '../../shared/http/handler.js';
+import { ok } from '../../shared/http/response.js';
+import * as firm from '../../shared/routes/firm.js';
 import { firmStats } from '../../shared/services/firm.js';
 
-export const handler = defineHandler(getStats, async ({ deps, principal }) =>
+export const handler = defineHandler(firm.getStats, async ({ deps, principal }) =>
   ok(await firmStats(deps, principal.firmId)),
 );

@@ -1,7 +1,8 @@
-import { defineHandler, ok } from '../../shared/http/handler.js';
-import { listApiKeys } from '../../shared/routes/firm.js';
+import { defineHandler } from '../../shared/http/handler.js';
+import { ok } from '../../shared/http/response.js';
+import * as firm from '../../shared/routes/firm.js';
 import { activeApiKeys } from '../../shared/services/api-keys.js';
 
-export const handler = defineHandler(listApiKeys, async ({ deps, principal }) =>
+export const handler = defineHandler(firm.listApiKeys, async ({ deps, principal }) =>
   ok(await activeApiKeys(deps, principal.firmId)),
 );

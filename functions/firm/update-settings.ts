@@ -1,7 +1,8 @@
-import { defineHandler, ok } from '../../shared/http/handler.js';
-import { updateSettings } from '../../shared/routes/firm.js';
+import { defineHandler } from '../../shared/http/handler.js';
+import { ok } from '../../shared/http/response.js';
+import * as firm from '../../shared/routes/firm.js';
 import { changeSettings } from '../../shared/services/firm.js';
 
-export const handler = defineHandler(updateSettings, async ({ deps, principal, body }) =>
+export const handler = defineHandler(firm.updateSettings, async ({ deps, principal, body }) =>
   ok(await changeSettings(deps, principal, body)),
 );

@@ -1,7 +1,10 @@
-import { defineHandler, ok } from '../../shared/http/handler.js';
-import { searchExplainability } from '../../shared/routes/governance-reports.js';
-import { searchExplainability as search } from '../../shared/services/governance-reports.js';
+import { defineHandler } from '../../shared/http/handler.js';
+import { ok } from '../../shared/http/response.js';
+import * as governanceReports from '../../shared/routes/governance-reports.js';
+import { searchExplainability } from '../../shared/services/governance-reports.js';
 
-export const handler = defineHandler(searchExplainability, async ({ deps, principal, query }) =>
-  ok(await search(deps, principal.firmId, query.clientReference)),
+export const handler = defineHandler(
+  governanceReports.searchExplainability,
+  async ({ deps, principal, query }) =>
+    ok(await searchExplainability(deps, principal.firmId, query.clientReference)),
 );

@@ -1,7 +1,8 @@
-import { defineHandler, ok } from '../../shared/http/handler.js';
-import { backupStatus } from '../../shared/routes/integrity.js';
-import { backupStatus as status } from '../../shared/services/integrity/backup-status.js';
+import { defineHandler } from '../../shared/http/handler.js';
+import { ok } from '../../shared/http/response.js';
+import * as integrity from '../../shared/routes/integrity.js';
+import { backupStatus } from '../../shared/services/integrity/backup-status.js';
 
-export const handler = defineHandler(backupStatus, async ({ deps, principal }) =>
-  ok(await status(deps, principal.firmId)),
+export const handler = defineHandler(integrity.backupStatus, async ({ deps, principal }) =>
+  ok(await backupStatus(deps, principal.firmId)),
 );

@@ -1,7 +1,8 @@
-import { defineHandler, ok } from '../../shared/http/handler.js';
-import { discrepancy } from '../../shared/routes/integrity.js';
-import { discrepancy as compare } from '../../shared/services/integrity/discrepancy.js';
+import { defineHandler } from '../../shared/http/handler.js';
+import { ok } from '../../shared/http/response.js';
+import * as integrity from '../../shared/routes/integrity.js';
+import { discrepancy } from '../../shared/services/integrity/discrepancy.js';
 
-export const handler = defineHandler(discrepancy, async ({ deps, principal, params }) =>
-  ok(await compare(deps, principal.firmId, params.id)),
+export const handler = defineHandler(integrity.discrepancy, async ({ deps, principal, params }) =>
+  ok(await discrepancy(deps, principal.firmId, params.id)),
 );

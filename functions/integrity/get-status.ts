@@ -1,7 +1,8 @@
-import { defineHandler, ok } from '../../shared/http/handler.js';
-import { integrityStatus } from '../../shared/routes/integrity.js';
-import { integrityStatus as status } from '../../shared/services/integrity/verification-status.js';
+import { defineHandler } from '../../shared/http/handler.js';
+import { ok } from '../../shared/http/response.js';
+import * as integrity from '../../shared/routes/integrity.js';
+import { integrityStatus } from '../../shared/services/integrity/verification-status.js';
 
-export const handler = defineHandler(integrityStatus, async ({ deps, principal }) =>
-  ok(await status(deps, principal.firmId)),
+export const handler = defineHandler(integrity.integrityStatus, async ({ deps, principal }) =>
+  ok(await integrityStatus(deps, principal.firmId)),
 );

@@ -1,7 +1,8 @@
-import { defineHandler, ok } from '../../shared/http/handler.js';
-import { getVerification } from '../../shared/routes/integrity.js';
+import { defineHandler } from '../../shared/http/handler.js';
+import { ok } from '../../shared/http/response.js';
+import * as integrity from '../../shared/routes/integrity.js';
 import { findVerification } from '../../shared/services/integrity/verification-status.js';
 
-export const handler = defineHandler(getVerification, async ({ deps, principal, params }) =>
+export const handler = defineHandler(integrity.getVerification, async ({ deps, principal, params }) =>
   ok(await findVerification(deps, principal.firmId, params.id)),
 );

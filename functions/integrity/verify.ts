@@ -1,6 +1,7 @@
-import { defineHandler, ok } from '../../shared/http/handler.js';
+import { defineHandler } from '../../shared/http/handler.js';
+import { ok } from '../../shared/http/response.js';
 import { ENV, intEnv } from '../../shared/runtime/config.js';
-import { verify } from '../../shared/routes/integrity.js';
+import * as integrity from '../../shared/routes/integrity.js';
 import { startVerification, type VerifyLimits } from '../../shared/services/integrity/verification-runs.js';
 
 /** API Gateway gives an integration 30 s; the call checks what fits in 20 s and queues the rest. */
@@ -9,6 +10,6 @@ const limits: VerifyLimits = {
   budgetMs: 20_000,
 };
 
-export const handler = defineHandler(verify, async ({ deps, principal }) =>
+export const handler = defineHandler(integrity.verify, async ({ deps, principal }) =>
   ok(await startVerification(deps, principal, limits)),
 );

@@ -1,7 +1,8 @@
-import { defineHandler, ok } from '../../shared/http/handler.js';
-import { getRecord } from '../../shared/routes/ledger.js';
+import { defineHandler } from '../../shared/http/handler.js';
+import { ok } from '../../shared/http/response.js';
+import * as ledger from '../../shared/routes/ledger.js';
 import { findRecord } from '../../shared/services/ledger-queries.js';
 
-export const handler = defineHandler(getRecord, async ({ deps, principal, params }) =>
+export const handler = defineHandler(ledger.getRecord, async ({ deps, principal, params }) =>
   ok(await findRecord(deps, principal.firmId, params.id)),
 );

@@ -1,8 +1,9 @@
-import { defineHandler, ok } from '../../shared/http/handler.js';
-import { cancelJob } from '../../shared/routes/review.js';
+import { defineHandler } from '../../shared/http/handler.js';
+import { ok } from '../../shared/http/response.js';
+import * as review from '../../shared/routes/review.js';
 import { presentJob } from '../../shared/services/review/job-views.js';
-import { cancelJob as cancel } from '../../shared/services/review/reviewer-moves.js';
+import { cancelJob } from '../../shared/services/review/reviewer-moves.js';
 
-export const handler = defineHandler(cancelJob, async ({ deps, principal, params }) =>
-  ok(presentJob(await cancel(deps, principal, params.id))),
+export const handler = defineHandler(review.cancelJob, async ({ deps, principal, params }) =>
+  ok(presentJob(await cancelJob(deps, principal, params.id))),
 );

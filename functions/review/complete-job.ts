@@ -1,8 +1,9 @@
-import { defineHandler, ok } from '../../shared/http/handler.js';
-import { completeJob } from '../../shared/routes/review.js';
+import { defineHandler } from '../../shared/http/handler.js';
+import { ok } from '../../shared/http/response.js';
+import * as review from '../../shared/routes/review.js';
 import { presentJob } from '../../shared/services/review/job-views.js';
-import { completeJob as complete } from '../../shared/services/review/completion.js';
+import { completeJob } from '../../shared/services/review/completion.js';
 
-export const handler = defineHandler(completeJob, async ({ deps, principal, params, body }) =>
-  ok(presentJob(await complete(deps, principal, params.id, body))),
+export const handler = defineHandler(review.completeJob, async ({ deps, principal, params, body }) =>
+  ok(presentJob(await completeJob(deps, principal, params.id, body))),
 );

@@ -1,7 +1,8 @@
-import { defineHandler, ok } from '../../shared/http/handler.js';
-import { createUpload } from '../../shared/routes/review.js';
-import { createUpload as presignUpload } from '../../shared/services/uploads.js';
+import { defineHandler } from '../../shared/http/handler.js';
+import { ok } from '../../shared/http/response.js';
+import * as review from '../../shared/routes/review.js';
+import { createUpload } from '../../shared/services/uploads.js';
 
-export const handler = defineHandler(createUpload, async ({ deps, principal, body }) =>
-  ok(await presignUpload(deps, principal, body)),
+export const handler = defineHandler(review.createUpload, async ({ deps, principal, body }) =>
+  ok(await createUpload(deps, principal, body)),
 );

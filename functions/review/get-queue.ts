@@ -1,9 +1,10 @@
-import { defineHandler, ok } from '../../shared/http/handler.js';
-import { reviewQueue } from '../../shared/routes/review.js';
+import { defineHandler } from '../../shared/http/handler.js';
+import { ok } from '../../shared/http/response.js';
+import * as review from '../../shared/routes/review.js';
 import { presentJob } from '../../shared/services/review/job-views.js';
 import { reviewerQueue } from '../../shared/services/review/reviewer-queue.js';
 
-export const handler = defineHandler(reviewQueue, async ({ deps, principal, query }) => {
+export const handler = defineHandler(review.reviewQueue, async ({ deps, principal, query }) => {
   const { jobs, total } = await reviewerQueue(deps, principal, query.page, query.pageSize);
   return ok({
     data: jobs.map(presentJob),

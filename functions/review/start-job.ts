@@ -1,8 +1,9 @@
-import { defineHandler, ok } from '../../shared/http/handler.js';
-import { startJob } from '../../shared/routes/review.js';
+import { defineHandler } from '../../shared/http/handler.js';
+import { ok } from '../../shared/http/response.js';
+import * as review from '../../shared/routes/review.js';
 import { presentJob } from '../../shared/services/review/job-views.js';
-import { startJob as start } from '../../shared/services/review/reviewer-moves.js';
+import { startJob } from '../../shared/services/review/reviewer-moves.js';
 
-export const handler = defineHandler(startJob, async ({ deps, principal, params }) =>
-  ok(presentJob(await start(deps, principal, params.id))),
+export const handler = defineHandler(review.startJob, async ({ deps, principal, params }) =>
+  ok(presentJob(await startJob(deps, principal, params.id))),
 );

@@ -1,7 +1,8 @@
-import { created, defineHandler } from '../../shared/http/handler.js';
-import { submitJob } from '../../shared/routes/review.js';
-import { submitJob as submit } from '../../shared/services/review/submission.js';
+import { defineHandler } from '../../shared/http/handler.js';
+import { created } from '../../shared/http/response.js';
+import * as review from '../../shared/routes/review.js';
+import { submitJob } from '../../shared/services/review/submission.js';
 
-export const handler = defineHandler(submitJob, async ({ deps, principal, body }) =>
-  created(await submit(deps, principal, body)),
+export const handler = defineHandler(review.submitJob, async ({ deps, principal, body }) =>
+  created(await submitJob(deps, principal, body)),
 );

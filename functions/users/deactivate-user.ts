@@ -1,10 +1,11 @@
-import { defineHandler, noContent } from '../../shared/http/handler.js';
-import { deactivateUser } from '../../shared/routes/users.js';
+import { defineHandler } from '../../shared/http/handler.js';
+import { noContent } from '../../shared/http/response.js';
+import * as users from '../../shared/routes/users.js';
 import { logger } from '../../shared/runtime/logger.js';
 import { releaseDeactivatedReviewer } from '../../shared/services/review/deactivation.js';
 import { deactivateFirmUser } from '../../shared/services/users.js';
 
-export const handler = defineHandler(deactivateUser, async ({ deps, principal, params }) => {
+export const handler = defineHandler(users.deactivateUser, async ({ deps, principal, params }) => {
   const { changed, activeJobId } = await deactivateFirmUser(deps, principal, params.id);
   // The job the deactivated user still holds goes back to its queue and is routed again. Deactivation is
   // already committed; if this fails, a repeated DELETE (idempotent) returns the job again and retries.

@@ -1,7 +1,8 @@
-import { defineHandler, ok } from '../../shared/http/handler.js';
-import { listUsers } from '../../shared/routes/users.js';
+import { defineHandler } from '../../shared/http/handler.js';
+import { ok } from '../../shared/http/response.js';
+import * as users from '../../shared/routes/users.js';
 import { firmUsers } from '../../shared/services/users.js';
 
-export const handler = defineHandler(listUsers, async ({ deps, principal }) =>
+export const handler = defineHandler(users.listUsers, async ({ deps, principal }) =>
   ok(await firmUsers(deps, principal.firmId)),
 );

@@ -1,8 +1,8 @@
 import { defineHandler } from '../../shared/http/handler.js';
-import { redeliverWebhookDelivery } from '../../shared/routes/webhooks.js';
+import { accepted } from '../../shared/http/response.js';
+import * as webhooks from '../../shared/routes/webhooks.js';
 import { redeliver } from '../../shared/services/webhooks.js';
 
-export const handler = defineHandler(redeliverWebhookDelivery, async ({ deps, principal, params }) => ({
-  statusCode: 202,
-  body: await redeliver(deps, principal.firmId, params.id, params.deliveryId),
-}));
+export const handler = defineHandler(webhooks.redeliverWebhookDelivery, async ({ deps, principal, params }) =>
+  accepted(await redeliver(deps, principal.firmId, params.id, params.deliveryId)),
+);

@@ -1,8 +1,7 @@
-import '../../shared/runtime/aws-deps.js';
 import { ENV, intEnv } from '../../shared/runtime/config.js';
-import { getDeps } from '../../shared/runtime/deps.js';
 import { logger } from '../../shared/runtime/logger.js';
 import { sweepReviewJobs, type SweepResult } from '../../shared/services/review/sla-sweep.js';
+import { scheduledWorker } from '../../shared/workers/handler.js';
 
 /**
  * How old a recorded decision without its outcome record must be before the sweep finishes it
@@ -11,8 +10,8 @@ import { sweepReviewJobs, type SweepResult } from '../../shared/services/review/
 const graceMs = intEnv(ENV.completionRepairGraceSeconds, 30) * 1000;
 
 /** Scheduled (EventBridge every minute; a timer locally, SLA_SWEEP_INTERVAL_SECONDS): the review SLA sweep. */
-export const handler = async (): Promise<SweepResult> => {
-  const result = await sweepReviewJobs(getDeps(), graceMs);
+export const handler = scheduledWorker(async (deps): Promise<SweepResult> => {
+  const result = await sweepReviewJobs(deps, graceMs);
   if (result.breached > 0 || result.repaired > 0) logger.info('Review SLA sweep', { ...result });
   return result;
-};
+});

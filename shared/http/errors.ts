@@ -1,6 +1,7 @@
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { ServiceError, ServiceUnavailableError, type ErrorCode, type ErrorDetail } from '../errors.js';
 import { logger } from '../runtime/logger.js';
+import { toApiResponse } from './response.js';
 
 /** The one place where error codes become HTTP statuses. */
 export const STATUS_OF: Record<ErrorCode, number> = {
@@ -26,20 +27,18 @@ export function errorResponse(
   message: string,
   requestId: string,
   details?: ErrorDetail[],
+  headers?: Record<string, string>,
 ): APIGatewayProxyStructuredResultV2 {
-  return {
-    statusCode: STATUS_OF[code],
-    headers: { 'content-type': 'application/json', 'x-request-id': requestId },
-    body: JSON.stringify({ error: { code, message, ...(details ? { details } : {}), requestId } }),
-  };
+  const body = { error: { code, message, ...(details ? { details } : {}), requestId } };
+  return toApiResponse({ statusCode: STATUS_OF[code], body, headers }, requestId);
 }
 
 /** Maps anything thrown by a handler to the error envelope; unexpected errors are logged and hidden. */
 export function toErrorResponse(error: unknown, requestId: string): APIGatewayProxyStructuredResultV2 {
-  if (error instanceof ServiceUnavailableError) {
-    const response = errorResponse(error.code, error.message, requestId);
-    return { ...response, headers: { ...response.headers, 'retry-after': String(error.retryAfterSeconds) } };
-  }
+  if (error instanceof ServiceUnavailableError)
+    return errorResponse(error.code, error.message, requestId, undefined, {
+      'retry-after': String(error.retryAfterSeconds),
+    });
   if (error instanceof ServiceError)
     return errorResponse(error.code, error.message, requestId, error.details);
   // @middy/http-json-body-parser reports a body that is not JSON as an HTTP error.

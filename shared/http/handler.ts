@@ -10,6 +10,7 @@ import { logger } from '../runtime/logger.js';
 import '../runtime/aws-deps.js';
 import { authenticate, type FirstSignIn } from '../services/auth.js';
 import { toErrorResponse } from './errors.js';
+import { toApiResponse, type HttpResult } from './response.js';
 import { parsePart } from './validation.js';
 
 /** Largest JSON request body accepted (documents themselves go to object storage, never through the API). */
@@ -33,16 +34,6 @@ export interface HandlerRequest<P, Q, B, A extends AuthMode> {
   requestId: string;
   event: APIGatewayProxyEventV2;
 }
-
-export interface HttpResult {
-  statusCode: number;
-  body?: unknown;
-  headers?: Record<string, string>;
-}
-
-export const ok = (body: unknown): HttpResult => ({ statusCode: 200, body });
-export const created = (body: unknown): HttpResult => ({ statusCode: 201, body });
-export const noContent = (): HttpResult => ({ statusCode: 204 });
 
 type Event = APIGatewayProxyEventV2 & { body?: unknown };
 
@@ -105,7 +96,12 @@ export function defineHandler<
           requestId,
           event,
         });
-        return toResponse(result, requestId);
+        const response = toApiResponse(result, requestId);
+        if (response.body !== undefined && Buffer.byteLength(response.body) > MAX_RESPONSE_BODY_BYTES)
+          throw new UnprocessableError(
+            `The response would exceed ${MAX_RESPONSE_BODY_BYTES} bytes (the platform's limit): narrow the request`,
+          );
+        return response;
       } finally {
         logger.removeKeys(['firmId', 'requestId']);
       }
@@ -134,16 +130,4 @@ async function authorise(
     throw new ForbiddenError(`This operation requires role ${auth.roles.join(' or ')}`);
   }
   return principal;
-}
-
-function toResponse(result: HttpResult, requestId: string): APIGatewayProxyStructuredResultV2 {
-  const headers = { 'x-request-id': requestId, ...result.headers };
-  if (result.body === undefined) return { statusCode: result.statusCode, headers };
-  const body = typeof result.body === 'string' ? result.body : JSON.stringify(result.body);
-  if (Buffer.byteLength(body) > MAX_RESPONSE_BODY_BYTES)
-    throw new UnprocessableError(
-      `The response would exceed ${MAX_RESPONSE_BODY_BYTES} bytes (the platform's limit): narrow the request`,
-    );
-  if (typeof result.body === 'string') return { statusCode: result.statusCode, headers, body };
-  return { statusCode: result.statusCode, headers: { 'content-type': 'application/json', ...headers }, body };
 }

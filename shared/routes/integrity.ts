@@ -8,7 +8,7 @@ import {
   SequenceParam,
   VerifyResponse,
 } from '../schemas/integrity.js';
-import { VERIFICATION_PERMISSIONS } from '../workers.js';
+import { VERIFICATION_PERMISSIONS } from '../workers/table.js';
 import { ANY_CREDENTIAL, route } from './route.js';
 
 export const integrityStatus = route({

@@ -24,8 +24,9 @@ function notBundled(client: string): never {
 /**
  * The AWS composition root. Clients are created on first use, and their SDK modules loaded then too
  * (shared/adapters/aws/lazy-sdk.ts), so a function only pays for (and only needs configuration of) the
- * services its code touches; the CDK stack sets exactly the variables it grants. DynamoDB is the exception:
- * every function authenticates against the main table.
+ * services its code touches; the CDK stack sets exactly the variables it grants. DynamoDB too: the document
+ * client (shared/store/dynamo.ts) loads its SDK with the first command, so /health, the signing key and the
+ * OpenAPI document never load it.
  */
 export function createAwsDeps(): Deps {
   let signer: KmsSigner | undefined;

@@ -1,9 +1,8 @@
-import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { DocumentDb, TableNames } from '../store/dynamo.js';
 import type { Clock } from '../ports/clock.js';
 import type { ObjectStore } from '../ports/object-store.js';
 import type { Queue } from '../ports/queue.js';
 import type { Signer } from '../ports/signer.js';
-import type { TableNames } from '../store/dynamo.js';
 
 export interface OidcConfig {
   issuer: string;
@@ -15,7 +14,7 @@ export interface OidcConfig {
 
 /** Everything a handler or worker needs, chosen once by a composition root (AWS or local). */
 export interface Deps {
-  db: DynamoDBDocumentClient;
+  db: DocumentDb;
   tables: TableNames;
   signer: Signer;
   objects: ObjectStore;

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { PLANS } from '../store/firm-store.js';
+import { PLANS } from '../domain/firm/plans.js';
 import { Timestamp } from './common.js';
 import { StorableNumber, WellFormedString } from './storable-json.js';
 

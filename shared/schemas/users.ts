@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { ROLES } from '../domain/auth/principal.js';
 import { DEFAULT_ROLE, FCA_REF_MESSAGE, FCA_REF_PATTERN } from '../domain/users/user-rules.js';
-import { QUALIFICATIONS } from '../store/user-store.js';
+import { QUALIFICATIONS } from '../domain/users/user-rules.js';
 import { Timestamp } from './common.js';
 import { uniqueArray } from './unique-items.js';
 import { WellFormedString } from './storable-json.js';

@@ -2,7 +2,7 @@ import * as z from 'zod';
 import { isSubscribableEvent, SUBSCRIBABLE_EVENTS, unsubscribableReason } from '../domain/webhooks/events.js';
 import type { WebhookEventName } from '../domain/webhooks/events.js';
 import { MAX_WEBHOOK_URL_LENGTH } from '../domain/webhooks/url-policy.js';
-import { DELIVERY_STATUSES } from '../store/webhook-store.js';
+import { DELIVERY_STATUSES } from '../domain/webhooks/delivery.js';
 import { PageQuery, paged, Timestamp } from './common.js';
 import { uniqueArray } from './unique-items.js';
 import { WellFormedString } from './storable-json.js';

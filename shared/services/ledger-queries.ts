@@ -9,20 +9,12 @@ import {
   type RecordFilter,
   type SortOrder,
 } from '../store/ledger-store.js';
-
-export interface Page<T> {
-  data: T[];
-  pagination: { page: number; pageSize: number; total: number; totalPages: number };
-}
+import { pageOf, type Page } from './pages.js';
 
 export interface ListRecordsInput extends RecordFilter {
   page: number;
   pageSize: number;
   order: SortOrder;
-}
-
-function pageOf<T>(data: T[], page: number, pageSize: number, total: number): Page<T> {
-  return { data, pagination: { page, pageSize, total, totalPages: Math.ceil(total / pageSize) } };
 }
 
 /**

@@ -1,3 +1,4 @@
+import { includesReview } from '../domain/firm/plans.js';
 import { ulid } from 'ulid';
 import type { Principal } from '../domain/auth/principal.js';
 import {
@@ -19,9 +20,6 @@ export interface Upload {
   contentType: UploadContentType;
 }
 
-/** Plans that include review services. */
-const REVIEW_PLANS: readonly string[] = ['PRINCIPAL', 'BOTH'];
-
 /**
  * The upload step: a presigned, single-use (If-None-Match: *), 15-minute PUT URL for one document in the uploads bucket, under a
  * key namespaced by the caller's firm. The service never receives the bytes.
@@ -32,7 +30,7 @@ export async function createUpload(
   input: { filename: string; contentType: UploadContentType },
 ): Promise<Upload> {
   const firm = await loadFirm(deps, principal.firmId);
-  if (!REVIEW_PLANS.includes(firm.plan))
+  if (!includesReview(firm.plan))
     throw new ForbiddenError(`The firm's plan (${firm.plan}) does not include review services`);
   const documentKey = uploadKey(firm.id, ulid(), input.filename);
   const { url, expiresAt, headers } = await deps.objects.presignPut('uploads', documentKey, {

@@ -12,6 +12,7 @@ import { isoNow } from '../ports/clock.js';
 import type { Deps } from '../runtime/deps.js';
 import { writeConditionally, type TransactItem } from '../store/conditional-write.js';
 import { LOST_RACE, retryOnLostRace, type LostRace } from '../store/lost-race.js';
+import type { Qualification } from '../domain/users/user-rules.js';
 import {
   adminGuardItem,
   getUserForUpdate,
@@ -19,7 +20,6 @@ import {
   putUserItems,
   readAdminGuard,
   userChangeItem,
-  type Qualification,
   type UserChange,
   type UserItem,
 } from '../store/user-store.js';

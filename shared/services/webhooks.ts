@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { lookup } from 'node:dns/promises';
 import { forbiddenAddressReason } from '../domain/webhooks/address-policy.js';
-import { generateWebhookSecret } from '../domain/webhooks/delivery.js';
+import { generateWebhookSecret, type DeliveryStatus } from '../domain/webhooks/delivery.js';
 import type { WebhookEventName } from '../domain/webhooks/events.js';
 import { checkWebhookUrl, type UrlPolicy } from '../domain/webhooks/url-policy.js';
 import { ConflictError, NotFoundError, ValidationError } from '../errors.js';
@@ -16,11 +16,10 @@ import {
   listWebhooks,
   putWebhook,
   restartDelivery,
-  type DeliveryStatus,
   type WebhookDeliveryItem,
   type WebhookItem,
 } from '../store/webhook-store.js';
-import type { Page } from './ledger-queries.js';
+import { slicePage, type Page } from './pages.js';
 import { webhookConfig } from './webhook-config.js';
 import { queueAttempt } from './webhook-delivery.js';
 
@@ -124,16 +123,7 @@ export async function deliveryLog(
   await requireWebhook(deps, firmId, webhookId);
   const all = await listDeliveries(deps, firmId, webhookId);
   const matching = query.status ? all.filter((d) => d.status === query.status) : all;
-  const start = (query.page - 1) * query.pageSize;
-  return {
-    data: matching.slice(start, start + query.pageSize).map(presentDelivery),
-    pagination: {
-      page: query.page,
-      pageSize: query.pageSize,
-      total: matching.length,
-      totalPages: Math.ceil(matching.length / query.pageSize),
-    },
-  };
+  return slicePage(matching, query, presentDelivery);
 }
 
 /**

@@ -1,6 +1,5 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { Deps } from '../runtime/deps.js';
-import { queryAll, withoutKeys } from './dynamo.js';
+import { queryAll, send, withoutKeys } from './dynamo.js';
 import { keys, SK_PREFIX } from './keys.js';
 import { writeConditionally, writeNew, type TransactItem } from './conditional-write.js';
 
@@ -46,9 +45,11 @@ export async function createApiKey(deps: Deps, key: ApiKeyItem, keyHash: string)
 
 /** Strongly consistent, so a revoked key stops working at once. */
 export async function findApiKeyByHash(deps: Deps, keyHash: string): Promise<ApiKeyLookup | null> {
-  const { Item } = await deps.db.send(
-    new GetCommand({ TableName: deps.tables.main, Key: keys.apiKeyHash(keyHash), ConsistentRead: true }),
-  );
+  const { Item } = await send(deps.db, 'Get', {
+    TableName: deps.tables.main,
+    Key: keys.apiKeyHash(keyHash),
+    ConsistentRead: true,
+  });
   return Item
     ? { firmId: Item.firmId as string, keyId: Item.keyId as string, name: Item.name as string }
     : null;
@@ -68,9 +69,11 @@ export async function listApiKeys(deps: Deps, firmId: string): Promise<ApiKeyIte
  * revokedAt on the record, which is kept for audit. False when the key is unknown or already revoked.
  */
 export async function revokeApiKey(deps: Deps, firmId: string, keyId: string, at: string): Promise<boolean> {
-  const { Item } = await deps.db.send(
-    new GetCommand({ TableName: deps.tables.main, Key: keys.apiKey(firmId, keyId), ConsistentRead: true }),
-  );
+  const { Item } = await send(deps.db, 'Get', {
+    TableName: deps.tables.main,
+    Key: keys.apiKey(firmId, keyId),
+    ConsistentRead: true,
+  });
   if (!Item || Item.revokedAt) return false;
   // Not committed: a concurrent revocation got there first (or is under way).
   const outcome = await writeConditionally(deps, [

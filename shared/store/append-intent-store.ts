@@ -1,6 +1,6 @@
-import { DeleteCommand, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { Deps } from '../runtime/deps.js';
 import { writeConditionally, type TransactItem, type WriteOutcome } from './conditional-write.js';
+import { send } from './dynamo.js';
 import { keys, SK_PREFIX } from './keys.js';
 
 /**
@@ -23,17 +23,15 @@ export interface IntentOf {
 }
 
 export async function putIntent(deps: Deps, append: IntentOf): Promise<void> {
-  await deps.db.send(
-    new PutCommand({
-      TableName: deps.tables.ledger,
-      Item: {
-        ...keys.appendIntent(append.firmId, append.recordId),
-        state: PENDING,
-        append: JSON.stringify(append),
-      },
-      ConditionExpression: 'attribute_not_exists(pk)',
-    }),
-  );
+  await send(deps.db, 'Put', {
+    TableName: deps.tables.ledger,
+    Item: {
+      ...keys.appendIntent(append.firmId, append.recordId),
+      state: PENDING,
+      append: JSON.stringify(append),
+    },
+    ConditionExpression: 'attribute_not_exists(pk)',
+  });
 }
 
 /**
@@ -47,15 +45,13 @@ export async function listIntents<T extends IntentOf>(
   limit: number,
   staleBefore: string,
 ): Promise<{ pending: T[]; stale: string[] }> {
-  const { Items = [] } = await deps.db.send(
-    new QueryCommand({
-      TableName: deps.tables.ledger,
-      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-      ExpressionAttributeValues: { ':pk': keys.firmPk(firmId), ':prefix': SK_PREFIX.appendIntent },
-      ConsistentRead: true,
-      Limit: limit,
-    }),
-  );
+  const { Items = [] } = await send(deps.db, 'Query', {
+    TableName: deps.tables.ledger,
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+    ExpressionAttributeValues: { ':pk': keys.firmPk(firmId), ':prefix': SK_PREFIX.appendIntent },
+    ConsistentRead: true,
+    Limit: limit,
+  });
   const pending: T[] = [];
   const stale: string[] = [];
   for (const item of Items) {
@@ -117,13 +113,11 @@ export async function failIntent(
 }
 
 export async function readIntent(deps: Deps, firmId: string, recordId: string): Promise<IntentState | null> {
-  const { Item } = await deps.db.send(
-    new GetCommand({
-      TableName: deps.tables.ledger,
-      Key: keys.appendIntent(firmId, recordId),
-      ConsistentRead: true,
-    }),
-  );
+  const { Item } = await send(deps.db, 'Get', {
+    TableName: deps.tables.ledger,
+    Key: keys.appendIntent(firmId, recordId),
+    ConsistentRead: true,
+  });
   if (!Item) return null;
   if (Item.state === 'COMMITTED')
     return { state: 'COMMITTED', sequenceNumber: Item.sequenceNumber as number, body: Item.body as string };
@@ -148,7 +142,5 @@ export function withdrawIntent(deps: Deps, firmId: string, recordId: string): Pr
 
 /** Clears a collected result. */
 export async function deleteIntent(deps: Deps, firmId: string, recordId: string): Promise<void> {
-  await deps.db.send(
-    new DeleteCommand({ TableName: deps.tables.ledger, Key: keys.appendIntent(firmId, recordId) }),
-  );
+  await send(deps.db, 'Delete', { TableName: deps.tables.ledger, Key: keys.appendIntent(firmId, recordId) });
 }

@@ -1,8 +1,7 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { CertificateMetadata } from '../domain/certificates/content.js';
 import type { Deps } from '../runtime/deps.js';
 import { writeConditionally } from './conditional-write.js';
-import { queryAll, withoutKeys } from './dynamo.js';
+import { queryAll, send, withoutKeys } from './dynamo.js';
 import { keys, SK_PREFIX } from './keys.js';
 
 /**
@@ -63,13 +62,11 @@ export async function getReservation(
   firmId: string,
   recordId: string,
 ): Promise<Reservation | null> {
-  const { Item } = await deps.db.send(
-    new GetCommand({
-      TableName: deps.tables.main,
-      Key: keys.certificateReservation(firmId, recordId),
-      ConsistentRead: true,
-    }),
-  );
+  const { Item } = await send(deps.db, 'Get', {
+    TableName: deps.tables.main,
+    Key: keys.certificateReservation(firmId, recordId),
+    ConsistentRead: true,
+  });
   return Item ? { certificateId: Item.certificateId as string, reservedAt: Item.reservedAt as string } : null;
 }
 
@@ -109,21 +106,20 @@ export async function getCertificateForRecord(
   firmId: string,
   recordId: string,
 ): Promise<CertificateItem | null> {
-  const { Item } = await deps.db.send(
-    new GetCommand({
-      TableName: deps.tables.main,
-      Key: keys.certificate(firmId, recordId),
-      ConsistentRead: true,
-    }),
-  );
+  const { Item } = await send(deps.db, 'Get', {
+    TableName: deps.tables.main,
+    Key: keys.certificate(firmId, recordId),
+    ConsistentRead: true,
+  });
   return Item ? (withoutKeys(Item) as unknown as CertificateItem) : null;
 }
 
 /** A certificate by id, whichever firm it belongs to (public verification); callers check the firm. */
 export async function getCertificateById(deps: Deps, certificateId: string): Promise<CertificateItem | null> {
-  const { Item } = await deps.db.send(
-    new GetCommand({ TableName: deps.tables.main, Key: keys.certificateById(certificateId) }),
-  );
+  const { Item } = await send(deps.db, 'Get', {
+    TableName: deps.tables.main,
+    Key: keys.certificateById(certificateId),
+  });
   if (!Item) return null;
   const certificate = await getCertificateForRecord(
     deps,

@@ -1,16 +1,7 @@
-import {
-  ConditionalCheckFailedException,
-  TransactionCanceledException,
-  TransactionConflictException,
-} from '@aws-sdk/client-dynamodb';
-import {
-  DeleteCommand,
-  PutCommand,
-  TransactWriteCommand,
-  UpdateCommand,
-  type TransactWriteCommandInput,
-} from '@aws-sdk/lib-dynamodb';
+import type { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { Deps } from '../runtime/deps.js';
+import { dynamoSdk, send } from './dynamo.js';
 
 /** One write of a DynamoDB transaction (Put, Update, Delete or ConditionCheck), in DocumentClient form. */
 export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
@@ -40,9 +31,10 @@ const COMMITTED = { status: 'committed' } as const;
 export async function writeConditionally(deps: Deps, items: readonly TransactItem[]): Promise<WriteOutcome> {
   if (items.length === 1) return writeOne(deps, items[0]!);
   try {
-    await deps.db.send(new TransactWriteCommand({ TransactItems: [...items] }));
+    await send(deps.db, 'TransactWrite', { TransactItems: [...items] });
     return COMMITTED;
   } catch (error) {
+    const { TransactionCanceledException } = await dynamoSdk();
     if (!(error instanceof TransactionCanceledException)) throw error;
     return outcomeOfCancellation(error);
   }
@@ -85,18 +77,18 @@ export async function updateConditionally(
   update: NonNullable<TransactItem['Update']>,
 ): Promise<UpdateOutcome> {
   return sendOne(async () => {
-    const { Attributes } = await deps.db.send(new UpdateCommand({ ...update, ReturnValues: 'ALL_NEW' }));
+    const { Attributes } = await send(deps.db, 'Update', { ...update, ReturnValues: 'ALL_NEW' });
     return { status: 'committed', item: Attributes ?? {} };
   });
 }
 
 function writeOne(deps: Deps, item: TransactItem): Promise<WriteOutcome> {
   return sendOne(async () => {
-    if (item.Put) await deps.db.send(new PutCommand(item.Put));
-    else if (item.Update) await deps.db.send(new UpdateCommand(item.Update));
-    else if (item.Delete) await deps.db.send(new DeleteCommand(item.Delete));
+    if (item.Put) await send(deps.db, 'Put', item.Put);
+    else if (item.Update) await send(deps.db, 'Update', item.Update);
+    else if (item.Delete) await send(deps.db, 'Delete', item.Delete);
     // A lone ConditionCheck writes nothing; as a transaction it still reports whether its condition holds.
-    else await deps.db.send(new TransactWriteCommand({ TransactItems: [item] }));
+    else await send(deps.db, 'TransactWrite', { TransactItems: [item] });
     return COMMITTED;
   });
 }
@@ -109,6 +101,8 @@ async function sendOne<Committed>(write: () => Promise<Committed>): Promise<Comm
   try {
     return await write();
   } catch (error) {
+    const { ConditionalCheckFailedException, TransactionConflictException, TransactionCanceledException } =
+      await dynamoSdk();
     if (error instanceof ConditionalCheckFailedException)
       return { status: 'condition-failed', failedItems: [0] };
     if (error instanceof TransactionConflictException) return { status: 'conflict' };

@@ -1,4 +1,3 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { DocumentType } from '../domain/document-types/document-type.js';
 import type { Deps } from '../runtime/deps.js';
 import {
@@ -7,7 +6,7 @@ import {
   type NotCommitted,
   type WriteOutcome,
 } from './conditional-write.js';
-import { queryAll, withoutKeys } from './dynamo.js';
+import { queryAll, send, withoutKeys } from './dynamo.js';
 import { keys, SK_PREFIX } from './keys.js';
 
 /** A firm's own document type, or its override of a platform default: `FIRM#<firmId>`, `DOCTYPE#<slug>`. */
@@ -18,13 +17,11 @@ export async function getDocumentType(
   firmId: string,
   slug: string,
 ): Promise<DocumentTypeItem | null> {
-  const { Item } = await deps.db.send(
-    new GetCommand({
-      TableName: deps.tables.main,
-      Key: keys.documentType(firmId, slug),
-      ConsistentRead: true,
-    }),
-  );
+  const { Item } = await send(deps.db, 'Get', {
+    TableName: deps.tables.main,
+    Key: keys.documentType(firmId, slug),
+    ConsistentRead: true,
+  });
   return Item ? (withoutKeys(Item) as DocumentTypeItem) : null;
 }
 

@@ -1,12 +1,9 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import type { Plan } from '../domain/firm/plans.js';
 import type { FirmSettings } from '../domain/firm/settings.js';
 import type { Deps } from '../runtime/deps.js';
-import { countAll, withoutKeys } from './dynamo.js';
+import { countAll, send, withoutKeys } from './dynamo.js';
 import { keys } from './keys.js';
 import { writeConditionally, type TransactItem } from './conditional-write.js';
-
-export const PLANS = ['LEDGER', 'PRINCIPAL', 'BOTH'] as const;
-export type Plan = (typeof PLANS)[number];
 
 export interface FirmItem {
   id: string;
@@ -21,9 +18,7 @@ export interface FirmItem {
 }
 
 export async function getFirm(deps: Deps, firmId: string): Promise<FirmItem | null> {
-  const { Item } = await deps.db.send(
-    new GetCommand({ TableName: deps.tables.main, Key: keys.firm(firmId) }),
-  );
+  const { Item } = await send(deps.db, 'Get', { TableName: deps.tables.main, Key: keys.firm(firmId) });
   return Item ? (withoutKeys(Item) as FirmItem) : null;
 }
 

@@ -1,8 +1,7 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { ActorSummary } from '../domain/governance/actors.js';
 import type { ApprovedSet, IaStatus, Outcomes } from '../domain/governance/impact-assessments.js';
 import type { Deps } from '../runtime/deps.js';
-import { queryAll, withoutKeys } from './dynamo.js';
+import { queryAll, send, withoutKeys } from './dynamo.js';
 import { keys, SK_PREFIX } from './keys.js';
 import { writeConditionally, writeNew, type TransactItem } from './conditional-write.js';
 import { versionedUpdateItem } from './versioned-writes.js';
@@ -71,13 +70,11 @@ export async function getAssessment(
   firmId: string,
   assessmentId: string,
 ): Promise<ImpactAssessmentItem | null> {
-  const { Item } = await deps.db.send(
-    new GetCommand({
-      TableName: deps.tables.main,
-      Key: keys.impactAssessment(firmId, assessmentId),
-      ConsistentRead: true,
-    }),
-  );
+  const { Item } = await send(deps.db, 'Get', {
+    TableName: deps.tables.main,
+    Key: keys.impactAssessment(firmId, assessmentId),
+    ConsistentRead: true,
+  });
   return Item ? (withoutKeys(Item) as unknown as ImpactAssessmentItem) : null;
 }
 
@@ -139,13 +136,11 @@ export async function findApprovedAssessment(
   provider: string,
   version: string,
 ): Promise<{ assessmentId: string } | null> {
-  const { Item } = await deps.db.send(
-    new GetCommand({
-      TableName: deps.tables.main,
-      Key: keys.impactAssessmentModel(firmId, provider, version),
-      ConsistentRead: true,
-    }),
-  );
+  const { Item } = await send(deps.db, 'Get', {
+    TableName: deps.tables.main,
+    Key: keys.impactAssessmentModel(firmId, provider, version),
+    ConsistentRead: true,
+  });
   return Item && typeof Item.assessmentId === 'string' ? { assessmentId: Item.assessmentId } : null;
 }
 
@@ -155,13 +150,11 @@ export async function getModelIndex(
   provider: string,
   version: string,
 ): Promise<ModelIndex> {
-  const { Item } = await deps.db.send(
-    new GetCommand({
-      TableName: deps.tables.main,
-      Key: keys.impactAssessmentModel(firmId, provider, version),
-      ConsistentRead: true,
-    }),
-  );
+  const { Item } = await send(deps.db, 'Get', {
+    TableName: deps.tables.main,
+    Key: keys.impactAssessmentModel(firmId, provider, version),
+    ConsistentRead: true,
+  });
   if (!Item) return { approved: {}, version: null };
   const approved =
     (Item.approved as ApprovedSet | undefined) ??

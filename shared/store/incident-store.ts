@@ -1,4 +1,3 @@
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { ActorSummary } from '../domain/governance/actors.js';
 import type {
   IncidentCategory,
@@ -8,7 +7,7 @@ import type {
   RemediationStatus,
 } from '../domain/governance/incidents.js';
 import type { Deps } from '../runtime/deps.js';
-import { queryAll, withoutKeys } from './dynamo.js';
+import { queryAll, send, withoutKeys } from './dynamo.js';
 import { keys, SK_PREFIX } from './keys.js';
 import type { TransactItem } from './conditional-write.js';
 
@@ -143,15 +142,13 @@ export async function listRecentIncidents(
   let incidents = 0;
   let startKey: Record<string, unknown> | undefined;
   do {
-    const page = await deps.db.send(
-      new QueryCommand({
-        TableName: deps.tables.main,
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-        ExpressionAttributeValues: { ':pk': keys.firmPk(firmId), ':prefix': SK_PREFIX.incident },
-        ScanIndexForward: false,
-        ExclusiveStartKey: startKey,
-      }),
-    );
+    const page = await send(deps.db, 'Query', {
+      TableName: deps.tables.main,
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+      ExpressionAttributeValues: { ':pk': keys.firmPk(firmId), ':prefix': SK_PREFIX.incident },
+      ScanIndexForward: false,
+      ExclusiveStartKey: startKey,
+    });
     for (const item of page.Items ?? []) {
       items.push(item);
       if (!isRemediationKey(item.sk) && ++incidents === limit) return group(items);

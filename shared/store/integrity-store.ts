@@ -1,8 +1,7 @@
-import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { BrokenRecord, VerificationCursor } from '../domain/integrity/chain-check.js';
 import type { Deps } from '../runtime/deps.js';
 import { writeConditionally, writeNew, type TransactItem } from './conditional-write.js';
-import { withoutKeys } from './dynamo.js';
+import { send, withoutKeys } from './dynamo.js';
 import { keys, padSequence, SK_PREFIX } from './keys.js';
 
 /** Broken records kept on a run; the count is exact, the list stops here (a wrecked chain is not a 400 KB item). */
@@ -57,9 +56,11 @@ export async function putRun(deps: Deps, run: VerificationRun): Promise<void> {
 }
 
 export async function getRun(deps: Deps, firmId: string, id: string): Promise<VerificationRun | null> {
-  const { Item } = await deps.db.send(
-    new GetCommand({ TableName: deps.tables.main, Key: keys.verification(firmId, id), ConsistentRead: true }),
-  );
+  const { Item } = await send(deps.db, 'Get', {
+    TableName: deps.tables.main,
+    Key: keys.verification(firmId, id),
+    ConsistentRead: true,
+  });
   return Item ? (withoutKeys(Item) as VerificationRun) : null;
 }
 
@@ -141,27 +142,23 @@ export async function advanceCheckpoint(deps: Deps, firmId: string, checkpoint: 
 }
 
 export async function getCheckpoint(deps: Deps, firmId: string): Promise<Checkpoint | null> {
-  const { Item } = await deps.db.send(
-    new GetCommand({
-      TableName: deps.tables.main,
-      Key: keys.integrityCheckpoint(firmId),
-      ConsistentRead: true,
-    }),
-  );
+  const { Item } = await send(deps.db, 'Get', {
+    TableName: deps.tables.main,
+    Key: keys.integrityCheckpoint(firmId),
+    ConsistentRead: true,
+  });
   return Item ? (withoutKeys(Item) as Checkpoint) : null;
 }
 
 /** The firm's most recent runs, newest first (run ids are ULIDs, so sort order is start order). */
 export async function recentRuns(deps: Deps, firmId: string, limit: number): Promise<VerificationRun[]> {
-  const { Items = [] } = await deps.db.send(
-    new QueryCommand({
-      TableName: deps.tables.main,
-      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-      ExpressionAttributeValues: { ':pk': keys.firmPk(firmId), ':prefix': SK_PREFIX.verification },
-      ScanIndexForward: false,
-      Limit: limit,
-    }),
-  );
+  const { Items = [] } = await send(deps.db, 'Query', {
+    TableName: deps.tables.main,
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+    ExpressionAttributeValues: { ':pk': keys.firmPk(firmId), ':prefix': SK_PREFIX.verification },
+    ScanIndexForward: false,
+    Limit: limit,
+  });
   return Items.map((item) => withoutKeys(item) as VerificationRun);
 }
 

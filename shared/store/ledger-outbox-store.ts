@@ -1,7 +1,7 @@
-import { DeleteCommand, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { LedgerRecord } from '../ledger/record.js';
 import type { Deps } from '../runtime/deps.js';
 import type { TransactItem } from './conditional-write.js';
+import { send } from './dynamo.js';
 import { keys, padSequence } from './keys.js';
 import { LEDGER_PENDING_ARCHIVE } from './tables.js';
 
@@ -57,9 +57,10 @@ export function outboxItem(deps: Deps, record: LedgerRecord, body: string): Tran
 }
 
 export async function deleteOutbox(deps: Deps, firmId: string, sequenceNumber: number): Promise<void> {
-  await deps.db.send(
-    new DeleteCommand({ TableName: deps.tables.ledger, Key: keys.ledgerOutbox(firmId, sequenceNumber) }),
-  );
+  await send(deps.db, 'Delete', {
+    TableName: deps.tables.ledger,
+    Key: keys.ledgerOutbox(firmId, sequenceNumber),
+  });
 }
 
 /** Outbox entries pending since before `olderThan` (ISO time), oldest first, across all firms and shards. */
@@ -70,15 +71,13 @@ export async function listPendingOutbox(
 ): Promise<OutboxEntry[]> {
   const shards = await Promise.all(
     SHARD_KEYS.map(async (shard) => {
-      const { Items = [] } = await deps.db.send(
-        new QueryCommand({
-          TableName: deps.tables.ledger,
-          IndexName: LEDGER_PENDING_ARCHIVE,
-          KeyConditionExpression: 'pendingArchive = :p AND pendingSince < :t',
-          ExpressionAttributeValues: { ':p': shard, ':t': olderThan },
-          Limit: limit,
-        }),
-      );
+      const { Items = [] } = await send(deps.db, 'Query', {
+        TableName: deps.tables.ledger,
+        IndexName: LEDGER_PENDING_ARCHIVE,
+        KeyConditionExpression: 'pendingArchive = :p AND pendingSince < :t',
+        ExpressionAttributeValues: { ':p': shard, ':t': olderThan },
+        Limit: limit,
+      });
       return Items;
     }),
   );
@@ -99,13 +98,11 @@ export async function getOutbox(
   firmId: string,
   sequenceNumber: number,
 ): Promise<OutboxEntry | null> {
-  const { Item } = await deps.db.send(
-    new GetCommand({
-      TableName: deps.tables.ledger,
-      Key: keys.ledgerOutbox(firmId, sequenceNumber),
-      ConsistentRead: true,
-    }),
-  );
+  const { Item } = await send(deps.db, 'Get', {
+    TableName: deps.tables.ledger,
+    Key: keys.ledgerOutbox(firmId, sequenceNumber),
+    ConsistentRead: true,
+  });
   return Item
     ? { firmId, sequenceNumber, body: Item.body as string, pendingSince: Item.pendingSince as string }
     : null;

@@ -1,15 +1,13 @@
-import {
-  GetItemCommand,
+import type {
+  AttributeValue,
   QueryCommand as RawQueryCommand,
-  type AttributeValue,
-  type QueryCommandInput as RawQueryInput,
-  type QueryCommandOutput as RawQueryOutput,
+  QueryCommandInput as RawQueryInput,
+  QueryCommandOutput as RawQueryOutput,
 } from '@aws-sdk/client-dynamodb';
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { LedgerRecord } from '../ledger/record.js';
 import { RECORD_FIELDS } from '../ledger/record.js';
 import type { Deps } from '../runtime/deps.js';
-import { countAll } from './dynamo.js';
+import { countAll, dynamoSdk, send } from './dynamo.js';
 import { keys, padSequence, SK_PREFIX } from './keys.js';
 import { LEDGER_BY_RECORD_ID } from './tables.js';
 
@@ -28,9 +26,11 @@ export interface ChainHead {
 }
 
 export async function readHead(deps: Deps, firmId: string): Promise<ChainHead> {
-  const { Item } = await deps.db.send(
-    new GetCommand({ TableName: deps.tables.ledger, Key: keys.ledgerHead(firmId), ConsistentRead: true }),
-  );
+  const { Item } = await send(deps.db, 'Get', {
+    TableName: deps.tables.ledger,
+    Key: keys.ledgerHead(firmId),
+    ConsistentRead: true,
+  });
   if (!Item) return { sequenceNumber: 0, chainHash: null, timestamp: null };
   return {
     sequenceNumber: Item.sequenceNumber as number,
@@ -68,6 +68,7 @@ export async function getRecordBySequence(
   sequenceNumber: number,
 ): Promise<LedgerRecord | null> {
   const key = keys.ledgerRecord(firmId, sequenceNumber);
+  const { GetItemCommand } = await dynamoSdk();
   const { Item } = await deps.db.send(
     new GetItemCommand({
       TableName: deps.tables.ledger,
@@ -179,6 +180,7 @@ interface Row {
 
 /** Every record row a low-level query matches, across pages, converted by rowFromAttributes. */
 async function queryRows(deps: Deps, input: RawQueryInput): Promise<Row[]> {
+  const { QueryCommand: RawQueryCommand } = await dynamoSdk();
   const rows: Row[] = [];
   let startKey: Record<string, AttributeValue> | undefined;
   do {

@@ -1,7 +1,7 @@
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { LedgerRecord } from '../ledger/record.js';
 import type { Deps } from '../runtime/deps.js';
 import { writeConditionally, type TransactItem } from './conditional-write.js';
+import { send } from './dynamo.js';
 import { keys, SK_PREFIX } from './keys.js';
 import type { ChainHead } from './ledger-store.js';
 import { outboxItem } from './ledger-outbox-store.js';
@@ -80,16 +80,14 @@ export async function commitBatch(
  * still being what the caller read. It only ever moves forward to a record that exists.
  */
 export async function advanceHeadToLastRecord(deps: Deps, firmId: string, seen: ChainHead): Promise<void> {
-  const { Items = [] } = await deps.db.send(
-    new QueryCommand({
-      TableName: deps.tables.ledger,
-      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :rec)',
-      ExpressionAttributeValues: { ':pk': keys.firmPk(firmId), ':rec': SK_PREFIX.record },
-      ScanIndexForward: false,
-      Limit: 1,
-      ConsistentRead: true,
-    }),
-  );
+  const { Items = [] } = await send(deps.db, 'Query', {
+    TableName: deps.tables.ledger,
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :rec)',
+    ExpressionAttributeValues: { ':pk': keys.firmPk(firmId), ':rec': SK_PREFIX.record },
+    ScanIndexForward: false,
+    Limit: 1,
+    ConsistentRead: true,
+  });
   const last = Items[0] as LedgerRecord | undefined;
   if (!last || last.sequenceNumber <= seen.sequenceNumber) return;
   // Any outcome will do: a failed condition means another writer moved the head meanwhile.

@@ -1,4 +1,3 @@
-import { BatchWriteCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import {
   addCounters,
   addFact,
@@ -13,7 +12,7 @@ import {
 import { splitDays, splitPeriod, type Period } from '../domain/governance/periods.js';
 import type { LedgerRecord } from '../ledger/record.js';
 import type { Deps } from '../runtime/deps.js';
-import { queryAll, withoutKeys } from './dynamo.js';
+import { queryAll, send, withoutKeys } from './dynamo.js';
 import type { StoredJob } from './review-job-store.js';
 import { keys, padSequence, SK_PREFIX } from './keys.js';
 import { conditionFailedAt, writeConditionally, type TransactItem } from './conditional-write.js';
@@ -137,9 +136,7 @@ export async function seedAggregates(
   const lane = async () => {
     while (next < updates.length) {
       const { key, bucket, chunk } = updates[next++]!;
-      await deps.db.send(
-        new UpdateCommand({ TableName: deps.tables.main, Key: key, ...addUpdate(chunk, bucket) }),
-      );
+      await send(deps.db, 'Update', { TableName: deps.tables.main, Key: key, ...addUpdate(chunk, bucket) });
     }
   };
   await Promise.all(Array.from({ length: 8 }, lane));
@@ -159,9 +156,7 @@ export async function batchWrite(
     while (next < chunks.length) {
       let pending = chunks[next++]!;
       while (pending.length > 0) {
-        const result = await deps.db.send(
-          new BatchWriteCommand({ RequestItems: { [table]: pending as never } }),
-        );
+        const result = await send(deps.db, 'BatchWrite', { RequestItems: { [table]: pending as never } });
         pending = (result.UnprocessedItems?.[table] ?? []) as Record<string, unknown>[];
       }
     }
@@ -262,17 +257,15 @@ async function nearestRecord(
   const at = `${SK_PREFIX.record}${padSequence(sequenceNumber)}`;
   const [from, to] =
     direction === 'after' ? [at, `${SK_PREFIX.record}~`] : [`${SK_PREFIX.record}${padSequence(1)}`, at];
-  const { Items = [] } = await deps.db.send(
-    new QueryCommand({
-      TableName: deps.tables.ledger,
-      KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
-      ExpressionAttributeValues: { ':pk': keys.firmPk(firmId), ':from': from, ':to': to },
-      ProjectionExpression: 'id, sequenceNumber, #ts, eventType, chainHash',
-      ExpressionAttributeNames: { '#ts': 'timestamp' },
-      ScanIndexForward: direction === 'after',
-      Limit: 1,
-    }),
-  );
+  const { Items = [] } = await send(deps.db, 'Query', {
+    TableName: deps.tables.ledger,
+    KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+    ExpressionAttributeValues: { ':pk': keys.firmPk(firmId), ':from': from, ':to': to },
+    ProjectionExpression: 'id, sequenceNumber, #ts, eventType, chainHash',
+    ExpressionAttributeNames: { '#ts': 'timestamp' },
+    ScanIndexForward: direction === 'after',
+    Limit: 1,
+  });
   return (Items[0] as AnchorRecord | undefined) ?? null;
 }
 

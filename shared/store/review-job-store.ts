@@ -1,11 +1,10 @@
-import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { Role } from '../domain/auth/principal.js';
 import type { JobOutcome, JobPriority, JobStatus, VulnerabilityFlag } from '../domain/review/jobs.js';
 import type { ActionLogEntry } from '../domain/review/workflow.js';
 import type { Actor } from '../ledger/record.js';
 import type { Deps } from '../runtime/deps.js';
 import type { TransactItem } from './conditional-write.js';
-import { queryAll, withoutKeys } from './dynamo.js';
+import { queryAll, send, withoutKeys } from './dynamo.js';
 import { keys, SK_PREFIX } from './keys.js';
 import { MAIN_JOB_SWEEP } from './tables.js';
 
@@ -71,9 +70,11 @@ export function uploadUsedPutItem(
 }
 
 export async function getJob(deps: Deps, firmId: string, jobId: string): Promise<StoredJob | null> {
-  const { Item } = await deps.db.send(
-    new GetCommand({ TableName: deps.tables.main, Key: keys.job(firmId, jobId), ConsistentRead: true }),
-  );
+  const { Item } = await send(deps.db, 'Get', {
+    TableName: deps.tables.main,
+    Key: keys.job(firmId, jobId),
+    ConsistentRead: true,
+  });
   return Item ? (withoutKeys(Item, SWEEP_ATTRIBUTES) as unknown as StoredJob) : null;
 }
 
@@ -92,13 +93,11 @@ export async function listJobs(deps: Deps, firmId: string): Promise<StoredJob[]>
 
 /** Whether a job was already submitted with the upload key (its single-use marker exists). */
 export async function isUploadUsed(deps: Deps, firmId: string, documentKeyHash: string): Promise<boolean> {
-  const { Item } = await deps.db.send(
-    new GetCommand({
-      TableName: deps.tables.main,
-      Key: keys.uploadUsed(firmId, documentKeyHash),
-      ConsistentRead: true,
-    }),
-  );
+  const { Item } = await send(deps.db, 'Get', {
+    TableName: deps.tables.main,
+    Key: keys.uploadUsed(firmId, documentKeyHash),
+    ConsistentRead: true,
+  });
   return Item !== undefined;
 }
 
@@ -153,17 +152,15 @@ export async function dueForSweep(
   const found: { firmId: string; jobId: string }[] = [];
   let startKey: Record<string, unknown> | undefined;
   do {
-    const page = await deps.db.send(
-      new QueryCommand({
-        TableName: deps.tables.main,
-        IndexName: MAIN_JOB_SWEEP,
-        KeyConditionExpression: 'sweepKind = :kind AND sweepDue < :before',
-        ExpressionAttributeValues: { ':kind': kind, ':before': before },
-        ProjectionExpression: 'firmId, id',
-        Limit: limit - found.length,
-        ExclusiveStartKey: startKey,
-      }),
-    );
+    const page = await send(deps.db, 'Query', {
+      TableName: deps.tables.main,
+      IndexName: MAIN_JOB_SWEEP,
+      KeyConditionExpression: 'sweepKind = :kind AND sweepDue < :before',
+      ExpressionAttributeValues: { ':kind': kind, ':before': before },
+      ProjectionExpression: 'firmId, id',
+      Limit: limit - found.length,
+      ExclusiveStartKey: startKey,
+    });
     for (const item of page.Items ?? [])
       found.push({ firmId: item.firmId as string, jobId: item.id as string });
     startKey = page.LastEvaluatedKey;

@@ -1,6 +1,6 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { Deps } from '../runtime/deps.js';
 import { writeConditionally } from './conditional-write.js';
+import { send } from './dynamo.js';
 import { keys } from './keys.js';
 
 /**
@@ -73,8 +73,10 @@ export async function releaseLease(deps: Deps, firmId: string, holder: string): 
 
 /** The lease as stored (strongly consistent: askers use it to decide whether to take over). */
 export async function readLease(deps: Deps, firmId: string): Promise<Lease | null> {
-  const { Item } = await deps.db.send(
-    new GetCommand({ TableName: deps.tables.ledger, Key: keys.sequencerLease(firmId), ConsistentRead: true }),
-  );
+  const { Item } = await send(deps.db, 'Get', {
+    TableName: deps.tables.ledger,
+    Key: keys.sequencerLease(firmId),
+    ConsistentRead: true,
+  });
   return Item ? { holder: Item.holder as string, until: Item.until as number } : null;
 }

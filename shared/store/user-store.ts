@@ -1,12 +1,9 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { Role } from '../domain/auth/principal.js';
+import type { Qualification } from '../domain/users/user-rules.js';
 import type { Deps } from '../runtime/deps.js';
 import { writeConditionally, type TransactItem } from './conditional-write.js';
-import { queryAll, withoutKeys } from './dynamo.js';
+import { queryAll, send, withoutKeys } from './dynamo.js';
 import { keys, SK_PREFIX } from './keys.js';
-
-export const QUALIFICATIONS = ['CFA', 'CFP', 'DIP_PFS', 'CISI', 'IMC'] as const;
-export type Qualification = (typeof QUALIFICATIONS)[number];
 
 export interface UserItem {
   id: string;
@@ -47,29 +44,30 @@ export function putUserItems(deps: Deps, user: UserItem): TransactItem[] {
 }
 
 export async function getUser(deps: Deps, firmId: string, userId: string): Promise<UserItem | null> {
-  const { Item } = await deps.db.send(
-    new GetCommand({ TableName: deps.tables.main, Key: keys.user(firmId, userId) }),
-  );
+  const { Item } = await send(deps.db, 'Get', {
+    TableName: deps.tables.main,
+    Key: keys.user(firmId, userId),
+  });
   return Item ? (withoutKeys(Item) as UserItem) : null;
 }
 
-export async function getUserByEmail(deps: Deps, firmId: string, email: string): Promise<UserItem | null> {
-  const { Item } = await deps.db.send(
-    new GetCommand({ TableName: deps.tables.main, Key: keys.userEmail(firmId, email) }),
-  );
+/** The user a unique index item (e-mail, OIDC subject) points to, or null when there is none. */
+async function getUserVia(
+  deps: Deps,
+  firmId: string,
+  indexKey: Record<string, string>,
+): Promise<UserItem | null> {
+  const { Item } = await send(deps.db, 'Get', { TableName: deps.tables.main, Key: indexKey });
   return Item ? getUser(deps, firmId, Item.userId as string) : null;
 }
 
+export function getUserByEmail(deps: Deps, firmId: string, email: string): Promise<UserItem | null> {
+  return getUserVia(deps, firmId, keys.userEmail(firmId, email));
+}
+
 /** The user linked to an OIDC subject, or null when no user has signed in with it yet. */
-export async function getUserBySubject(
-  deps: Deps,
-  firmId: string,
-  subject: string,
-): Promise<UserItem | null> {
-  const { Item } = await deps.db.send(
-    new GetCommand({ TableName: deps.tables.main, Key: keys.userSubject(firmId, subject) }),
-  );
-  return Item ? getUser(deps, firmId, Item.userId as string) : null;
+export function getUserBySubject(deps: Deps, firmId: string, subject: string): Promise<UserItem | null> {
+  return getUserVia(deps, firmId, keys.userSubject(firmId, subject));
 }
 
 /**
@@ -107,9 +105,11 @@ export async function activateUser(
 
 /** The user, read strongly consistent (before a conditional change). */
 export async function getUserForUpdate(deps: Deps, firmId: string, userId: string): Promise<UserItem | null> {
-  const { Item } = await deps.db.send(
-    new GetCommand({ TableName: deps.tables.main, Key: keys.user(firmId, userId), ConsistentRead: true }),
-  );
+  const { Item } = await send(deps.db, 'Get', {
+    TableName: deps.tables.main,
+    Key: keys.user(firmId, userId),
+    ConsistentRead: true,
+  });
   return Item ? (withoutKeys(Item) as UserItem) : null;
 }
 
@@ -163,9 +163,11 @@ export function userChangeItem(deps: Deps, user: UserItem, change: UserChange): 
  * the same count, so a firm never loses its last active FIRM_ADMIN.
  */
 export async function readAdminGuard(deps: Deps, firmId: string): Promise<number | null> {
-  const { Item } = await deps.db.send(
-    new GetCommand({ TableName: deps.tables.main, Key: keys.userAdminGuard(firmId), ConsistentRead: true }),
-  );
+  const { Item } = await send(deps.db, 'Get', {
+    TableName: deps.tables.main,
+    Key: keys.userAdminGuard(firmId),
+    ConsistentRead: true,
+  });
   return Item ? (Item.version as number) : null;
 }
 

@@ -1,9 +1,9 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import type { DeliveryStatus } from '../domain/webhooks/delivery.js';
 import type { WebhookEventName } from '../domain/webhooks/events.js';
 import type { LedgerEventType } from '../ledger/event-types.js';
 import type { Deps } from '../runtime/deps.js';
 import { conditionFailedAt, updateConditionally, writeConditionally, writeNew } from './conditional-write.js';
-import { queryAll, withoutKeys } from './dynamo.js';
+import { queryAll, send, withoutKeys } from './dynamo.js';
 import { keys, SK_PREFIX } from './keys.js';
 
 export interface WebhookItem {
@@ -17,14 +17,6 @@ export interface WebhookItem {
   createdAt: string;
   deactivatedAt: string | null;
 }
-
-/**
- * PENDING: an attempt is queued (the message carrying `token` may claim it). DELIVERING: an attempt holds
- * the lease until `leaseUntil`. DELIVERED: a 2xx came back. FAILED: the round's attempts are exhausted (the
- * dead letter; redeliver starts a new round). CANCELLED: the endpoint was deactivated before an attempt.
- */
-export type DeliveryStatus = 'PENDING' | 'DELIVERING' | 'DELIVERED' | 'FAILED' | 'CANCELLED';
-export const DELIVERY_STATUSES = ['PENDING', 'DELIVERING', 'DELIVERED', 'FAILED', 'CANCELLED'] as const;
 
 export interface DeliveryAttempt {
   attempt: number;
@@ -79,13 +71,11 @@ export async function putWebhook(deps: Deps, webhook: WebhookItem): Promise<void
 
 /** Strongly consistent: a delivery attempt must see a deactivation made a moment ago. */
 export async function getWebhook(deps: Deps, firmId: string, webhookId: string): Promise<WebhookItem | null> {
-  const { Item } = await deps.db.send(
-    new GetCommand({
-      TableName: deps.tables.main,
-      Key: keys.webhook(firmId, webhookId),
-      ConsistentRead: true,
-    }),
-  );
+  const { Item } = await send(deps.db, 'Get', {
+    TableName: deps.tables.main,
+    Key: keys.webhook(firmId, webhookId),
+    ConsistentRead: true,
+  });
   return Item ? (withoutKeys(Item) as unknown as WebhookItem) : null;
 }
 
@@ -164,13 +154,11 @@ export async function getDeliveryIdFor(
   webhookId: string,
   sequenceNumber: number,
 ): Promise<string | null> {
-  const { Item } = await deps.db.send(
-    new GetCommand({
-      TableName: deps.tables.main,
-      Key: keys.webhookDeliveryMarker(firmId, webhookId, sequenceNumber),
-      ConsistentRead: true,
-    }),
-  );
+  const { Item } = await send(deps.db, 'Get', {
+    TableName: deps.tables.main,
+    Key: keys.webhookDeliveryMarker(firmId, webhookId, sequenceNumber),
+    ConsistentRead: true,
+  });
   return Item ? (Item.deliveryId as string) : null;
 }
 
@@ -180,13 +168,11 @@ export async function getDelivery(
   webhookId: string,
   deliveryId: string,
 ): Promise<WebhookDeliveryItem | null> {
-  const { Item } = await deps.db.send(
-    new GetCommand({
-      TableName: deps.tables.main,
-      Key: keys.webhookDelivery(firmId, webhookId, deliveryId),
-      ConsistentRead: true,
-    }),
-  );
+  const { Item } = await send(deps.db, 'Get', {
+    TableName: deps.tables.main,
+    Key: keys.webhookDelivery(firmId, webhookId, deliveryId),
+    ConsistentRead: true,
+  });
   return Item ? (withoutKeys(Item) as unknown as WebhookDeliveryItem) : null;
 }
 
@@ -236,6 +222,11 @@ async function conditionalUpdate(
 /** The message's token may start an attempt: a PENDING delivery, or one whose last attempt's lease ran out. */
 const CLAIMABLE = '#token = :token AND (#status = :pending OR (#status = :delivering AND leaseUntil < :now))';
 
+/** The values CLAIMABLE reads. */
+function claimableValues(token: string, now: string): Record<string, unknown> {
+  return { ':token': token, ':pending': 'PENDING', ':delivering': 'DELIVERING', ':now': now };
+}
+
 /** Takes the lease for one attempt (counting it); null when the token is stale or another attempt runs. */
 export function claimDelivery(
   deps: Deps,
@@ -249,10 +240,7 @@ export function claimDelivery(
       'SET #status = :delivering, leaseUntil = :lease, attempts = attempts + :one, roundAttempts = roundAttempts + :one, lastAttemptAt = :now, nextAttemptAt = :null',
     condition: CLAIMABLE,
     values: {
-      ':token': token,
-      ':pending': 'PENDING',
-      ':delivering': 'DELIVERING',
-      ':now': now,
+      ...claimableValues(token, now),
       ':lease': leaseUntil,
       ':one': 1,
       ':null': null,
@@ -272,10 +260,7 @@ export function cancelDelivery(
       'SET #status = :cancelled, #token = :null, leaseUntil = :null, nextAttemptAt = :null, lastError = :why',
     condition: CLAIMABLE,
     values: {
-      ':token': token,
-      ':pending': 'PENDING',
-      ':delivering': 'DELIVERING',
-      ':now': now,
+      ...claimableValues(token, now),
       ':cancelled': 'CANCELLED',
       ':null': null,
       ':why': 'Endpoint deactivated; no further attempts',

@@ -1,7 +1,7 @@
 import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { ROUTES, ROUTE_AREAS, httpRoutes } from '../../shared/routes.js';
 import { ENV } from '../../shared/runtime/config.js';
-import { WORKERS } from '../../shared/workers.js';
+import { WORKERS } from '../../shared/workers/table.js';
 import { synth } from './synth.js';
 import { lambdaFunction, referencedId, resources, routeFunctionId } from './template-graph.js';
 

@@ -1,7 +1,7 @@
 import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { ROUTES } from '../../shared/routes.js';
 import { VERIFICATION_FAILED_LOG } from '../../shared/runtime/logger.js';
-import { WORKERS } from '../../shared/workers.js';
+import { WORKERS } from '../../shared/workers/table.js';
 import { synth } from './synth.js';
 import { functionIdByDescription, referencedId, resources } from './template-graph.js';
 

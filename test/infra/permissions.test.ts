@@ -3,7 +3,7 @@ import { ROUTES } from '../../shared/routes.js';
 import { ENV } from '../../shared/runtime/config.js';
 import type { Permissions } from '../../shared/routes/route.js';
 import { tableName } from '../../shared/store/tables.js';
-import { WORKERS } from '../../shared/workers.js';
+import { WORKERS } from '../../shared/workers/table.js';
 import { synth } from './synth.js';
 import {
   allowedActions,

@@ -1,7 +1,7 @@
 import type { Template } from 'aws-cdk-lib/assertions';
 import { ROUTES } from '../../shared/routes.js';
 import { QUEUE_URL_ENV } from '../../shared/runtime/config.js';
-import { WORKERS } from '../../shared/workers.js';
+import { WORKERS } from '../../shared/workers/table.js';
 import { synth } from './synth.js';
 import {
   allowedOn,

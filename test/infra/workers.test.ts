@@ -1,7 +1,7 @@
 import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { DEFAULT_QUEUE_MAX_CONCURRENCY } from '../../lib/workers.js';
 import { QUEUE_URL_ENV } from '../../shared/runtime/config.js';
-import { WORKERS, type WorkerDef } from '../../shared/workers.js';
+import { WORKERS, type WorkerDef } from '../../shared/workers/table.js';
 import { synth } from './synth.js';
 import {
   functionIdByDescription,

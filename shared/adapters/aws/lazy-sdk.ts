@@ -1,3 +1,5 @@
+import { once } from '../../once.js';
+
 /**
  * A client given directly (tests, ledgerctl) or a factory run on first use (the Lambda composition root).
  *
@@ -10,13 +12,7 @@ export type ClientSource<C extends object> = C | (() => Promise<C>);
 
 /** The client, created once; a failed creation is retried on the next call. */
 export function lazyClient<C extends object>(source: ClientSource<C>): () => Promise<C> {
-  if (typeof source !== 'function') return () => Promise.resolve(source);
-  let created: Promise<C> | undefined;
-  return () => {
-    created ??= source();
-    created.catch(() => (created = undefined));
-    return created;
-  };
+  return typeof source === 'function' ? once(source) : () => Promise.resolve(source);
 }
 
 /** The HTTP status of an SDK service error, if it is one. */

@@ -5,6 +5,10 @@ import type { Principal, Role } from '../auth/principal.js';
  * invariant that a firm always keeps an active FIRM_ADMIN.
  */
 
+/** Professional qualifications a user may hold (spec, User). */
+export const QUALIFICATIONS = ['CFA', 'CFP', 'DIP_PFS', 'CISI', 'IMC'] as const;
+export type Qualification = (typeof QUALIFICATIONS)[number];
+
 /** The regulator's individual reference number (IRN): three letters and five digits, e.g. ABC12345. */
 export const FCA_REF_PATTERN = /^[A-Z]{3}[0-9]{5}$/;
 export const FCA_REF_MESSAGE = 'An FCA individual reference number is 3 letters and 5 digits, e.g. ABC12345';

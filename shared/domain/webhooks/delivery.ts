@@ -1,6 +1,14 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import type { LedgerRecord } from '../../ledger/record.js';
 
+/**
+ * PENDING: an attempt is queued (the message carrying `token` may claim it). DELIVERING: an attempt holds
+ * the lease until `leaseUntil`. DELIVERED: a 2xx came back. FAILED: the round's attempts are exhausted (the
+ * dead letter; redeliver starts a new round). CANCELLED: the endpoint was deactivated before an attempt.
+ */
+export const DELIVERY_STATUSES = ['PENDING', 'DELIVERING', 'DELIVERED', 'FAILED', 'CANCELLED'] as const;
+export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
+
 /** The flat envelope every delivery carries (spec, Events, Delivery format): exactly these fields. */
 export interface WebhookEnvelope {
   id: string;

@@ -3,6 +3,7 @@ import { anonymiseActions, type ReviewAction } from '../../domain/review/workflo
 import type { JobStatus } from '../../domain/review/jobs.js';
 import type { Deps } from '../../runtime/deps.js';
 import { listJobs, type ReviewJobItem, type StoredJob } from '../../store/review-job-store.js';
+import { slicePage } from '../pages.js';
 import { loadJob } from './acting.js';
 
 export interface JobListQuery {
@@ -18,17 +19,7 @@ export async function listReviewJobs(deps: Deps, firmId: string, query: JobListQ
     .sort((a, b) =>
       a.submittedAt === b.submittedAt ? b.id.localeCompare(a.id) : b.submittedAt.localeCompare(a.submittedAt),
     );
-  const total = jobs.length;
-  const start = (query.page - 1) * query.pageSize;
-  return {
-    data: jobs.slice(start, start + query.pageSize).map(presentJob),
-    pagination: {
-      page: query.page,
-      pageSize: query.pageSize,
-      total,
-      totalPages: Math.ceil(total / query.pageSize),
-    },
-  };
+  return slicePage(jobs, query, presentJob);
 }
 
 /**

@@ -1,4 +1,5 @@
 /** Submitting a review job: from a completed upload to a QUEUED job with its DOCUMENT_SUBMITTED record. */
+import { includesReview } from '../../domain/firm/plans.js';
 import { createHash } from 'node:crypto';
 import { actorOf, type Principal } from '../../domain/auth/principal.js';
 import { effectiveSettings } from '../../domain/firm/settings.js';
@@ -41,9 +42,6 @@ import { presentJob } from './job-views.js';
 import { readUpload } from './upload-read.js';
 import { routeFirm } from './routing.js';
 
-/** Plans that include review services. */
-const REVIEW_PLANS: readonly string[] = ['PRINCIPAL', 'BOTH'];
-
 export interface SubmitJobInput {
   documentKey: string;
   documentType: string;
@@ -79,7 +77,7 @@ export async function submitJob(
   input: SubmitJobInput,
 ): Promise<ReviewJobItem> {
   const firm = await loadFirm(deps, principal.firmId);
-  if (!REVIEW_PLANS.includes(firm.plan))
+  if (!includesReview(firm.plan))
     throw new ForbiddenError(`The firm's plan (${firm.plan}) does not include review services`);
 
   if (!(await findDocumentType(deps, firm.id, input.documentType)))

@@ -7,7 +7,7 @@ import {
   keyFingerprint,
   verificationUrl,
 } from '../../../shared/domain/certificates/content.js';
-import { RECORD_SUBSCRIBERS } from '../../../shared/workers.js';
+import { RECORD_SUBSCRIBERS } from '../../../shared/workers/record-subscribers.js';
 import { LEDGER_EVENT_TYPES } from '../../../shared/ledger/event-types.js';
 import { PUBLIC_KEY, sealedRecord } from './fixtures.js';
 

@@ -13,6 +13,7 @@ const RUNTIME_CODE = [
   'shared/ledger-writer/',
   'shared/adapters/',
   'shared/http/',
+  'shared/workers/handler.ts',
   'functions/',
 ];
 
@@ -25,11 +26,6 @@ const SHARED_CONSTANTS: Record<string, string> = {
   'shared/runtime/logger.ts':
     'VERIFICATION_FAILED_LOG: the log message an alarm filters on (lib/monitoring.ts)',
   'shared/store/tables.ts': 'TABLES: the table descriptions the stack and the local stack create',
-  'shared/store/firm-store.ts': 'PLANS, read by shared/schemas/firm.ts',
-  'shared/store/user-store.ts': 'QUALIFICATIONS, read by shared/schemas/users.ts',
-  'shared/store/webhook-store.ts': 'DELIVERY_STATUSES, read by shared/schemas/webhooks.ts',
-  'shared/store/dynamo.ts': 'imported by the three stores above',
-  'shared/store/keys.ts': 'imported by the three stores above',
 };
 
 const root = fileURLToPath(new URL('../../..', import.meta.url));
@@ -57,11 +53,16 @@ describe('the CDK app (bin/app.ts)', () => {
 
   it('reads the route and worker tables', () => {
     expect(modules).toEqual(
-      expect.arrayContaining(['lib/permissions.ts', 'shared/workers.ts', 'shared/routes.ts']),
+      expect.arrayContaining([
+        'lib/permissions.ts',
+        'shared/workers/table.ts',
+        'shared/workers/record-subscribers.ts',
+        'shared/routes.ts',
+      ]),
     );
   });
 
-  it('imports no runtime code: no service, store, ledger writer, adapter or handler', () => {
+  it('imports no runtime code: no service, store, ledger writer, adapter, worker wrapper or handler', () => {
     const runtime = modules.filter((path) => RUNTIME_CODE.some((folder) => path.startsWith(folder)));
     expect(runtime.filter((path) => !(path in SHARED_CONSTANTS))).toEqual([]);
   });

@@ -2,7 +2,8 @@ import { dispatchRecord, type RecordMessage } from '../../../shared/ledger-write
 import { LEDGER_EVENT_TYPES, type LedgerEventType } from '../../../shared/ledger/event-types.js';
 import type { QueueName } from '../../../shared/ports/queue.js';
 import type { Deps } from '../../../shared/runtime/deps.js';
-import { RECORD_SUBSCRIBERS, WORKERS } from '../../../shared/workers.js';
+import { WORKERS } from '../../../shared/workers/table.js';
+import { RECORD_SUBSCRIBERS } from '../../../shared/workers/record-subscribers.js';
 
 function recordingDeps(fail?: QueueName): { deps: Deps; sent: Array<[QueueName, unknown]> } {
   const sent: Array<[QueueName, unknown]> = [];

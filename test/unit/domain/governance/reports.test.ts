@@ -401,7 +401,7 @@ describe('summariseModels', () => {
 
 describe('reporting subscriber', () => {
   it('sends exactly the three outcome events to the reporting queue', async () => {
-    const { RECORD_SUBSCRIBERS } = await import('../../../../shared/workers.js');
+    const { RECORD_SUBSCRIBERS } = await import('../../../../shared/workers/record-subscribers.js');
     const { LEDGER_EVENT_TYPES } = await import('../../../../shared/ledger/event-types.js');
     const reporting = RECORD_SUBSCRIBERS.filter((s) => s.queue === 'reporting');
     expect(reporting).toHaveLength(1);

@@ -1,12 +1,12 @@
-import { AUTO_ISSUED_EVENTS } from './domain/certificates/content.js';
+import { AUTO_ISSUED_EVENTS } from '../domain/certificates/content.js';
 import {
   LEDGER_EVENT_TYPES,
   OUTCOME_EVENT_TYPES,
   WEBHOOK_EVENT_NAMES,
   type LedgerEventType,
-} from './ledger/event-types.js';
-import type { QueueName } from './ports/queue.js';
-import type { Permissions } from './routes/route.js';
+} from '../ledger/event-types.js';
+import type { QueueName } from '../ports/queue.js';
+import type { Permissions } from '../routes/route.js';
 
 export type WorkerTrigger =
   | {
@@ -90,7 +90,7 @@ export const WORKERS: readonly WorkerDef[] = [
       maxReceiveCount: 5,
       visibilityTimeoutSeconds: 60,
     },
-    // Archiving dispatches the record to its subscribers (RECORD_SUBSCRIBERS below).
+    // Archiving dispatches the record to its subscribers (RECORD_SUBSCRIBERS, record-subscribers.ts).
     permissions: { ledger: 'archive', immutable: 'write' },
     timeoutSeconds: 30,
   },
@@ -173,19 +173,3 @@ export const WORKERS: readonly WorkerDef[] = [
     needsPublicBaseUrl: true,
   },
 ];
-
-/** A queue that wants to hear about some committed records (webhook delivery, certificates, reporting). */
-export interface RecordSubscriber {
-  queue: QueueName;
-  wants(eventType: LedgerEventType): boolean;
-}
-
-/**
- * The consumers of committed ledger records: the queue workers above that subscribe to records. Whoever
- * archives a record sends to these queues (the writer, and the grants in lib/permissions.ts).
- */
-export const RECORD_SUBSCRIBERS: readonly RecordSubscriber[] = WORKERS.flatMap(({ trigger }) => {
-  if (trigger.kind !== 'queue' || !trigger.subscribesTo) return [];
-  const events = trigger.subscribesTo;
-  return [{ queue: trigger.queue, wants: (eventType: LedgerEventType) => events.includes(eventType) }];
-});
