@@ -2,19 +2,24 @@
  * The embedded local stack (`npm start`): DynamoDB Local, a filesystem object store, a P-256 signer, in-process
  * queues and timers, and every route of the route table served on http://localhost:$PORT through the same
  * handler modules the Lambdas run. Configuration: PORT (3000), DATA_DIR (.data), LOG_LEVEL (WARN),
- * OUTBOX_SWEEP_INTERVAL_SECONDS (60), OUTBOX_GRACE_SECONDS (30), PUBLIC_BASE_URL (the server's own URL).
+ * OUTBOX_SWEEP_INTERVAL_SECONDS (60), OUTBOX_GRACE_SECONDS (30), PUBLIC_BASE_URL (the server's own URL),
+ * LOCAL_INSTANCES (0: handlers run in this thread; N: on N isolated Lambda-like instances, one invocation each at
+ * a time), SIGNER_LATENCY_MS (0) and SIGNER_RATE_LIMIT (0: unlimited) for a signer that behaves like KMS.
  */
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import type { Context } from 'aws-lambda';
-import { createApiServer, type LambdaHttpHandler } from '../shared/adapters/local/api-gateway.js';
+import type { APIGatewayProxyStructuredResultV2, Context, SQSBatchResponse } from 'aws-lambda';
+import { createApiServer } from '../shared/adapters/local/api-gateway.js';
 import { DevIssuer } from '../shared/adapters/local/dev-issuer.js';
 import { ensureTables, startDynamoLocal } from '../shared/adapters/local/dynamodb-local.js';
 import { FsObjectStore } from '../shared/adapters/local/fs-object-store.js';
+import { InstancePool } from '../shared/adapters/local/instance-pool.js';
+import { LocalSigner } from '../shared/adapters/local/local-signer.js';
 import { presignedUploadHandler, UrlSigningSecret } from '../shared/adapters/local/presigned-uploads.js';
-import { LocalQueue, lambdaContext, type QueueWorker } from '../shared/adapters/local/local-queue.js';
+import { LocalQueue, lambdaContext } from '../shared/adapters/local/local-queue.js';
+import { SignerQuota } from '../shared/adapters/local/signer-quota.js';
 import { httpRoutes } from '../shared/routes.js';
 import { ENV, intEnv, optionalEnv } from '../shared/runtime/config.js';
 import { installDeps } from '../shared/runtime/deps.js';
@@ -33,8 +38,18 @@ logger.setLogLevel((process.env.LOG_LEVEL as 'DEBUG' | 'INFO' | 'WARN' | 'ERROR'
 
 const dataDir = resolve(optionalEnv('DATA_DIR', '.data'));
 const port = intEnv('PORT', 3000);
+const instanceCount = intEnv(ENV.localInstances, 0);
+// One quota and one set of Sign counters for the whole stack, in shared memory every instance draws on.
+const signerQuota = SignerQuota.create(intEnv(ENV.signerRateLimit, 0));
 const paths = localPaths(dataDir);
 mkdirSync(dataDir, { recursive: true });
+
+/** Runs a handler module on an event: in this thread, or on a free instance (whose index it reports). */
+type Invoke = (
+  module: string,
+  name: string,
+  event: unknown,
+) => Promise<{ value: unknown; instance?: number }>;
 
 const modules = new Map<string, Promise<Record<string, unknown>>>();
 function loadModule(module: string): Promise<Record<string, unknown>> {
@@ -59,16 +74,29 @@ const presignedUploads = presignedUploadHandler({
   sink: new FsObjectStore(paths.objects),
 });
 
+let invoke: Invoke = () => Promise.reject(new Error('The local stack is not ready'));
+
 const server = createApiServer({
   routes: httpRoutes(),
   loadHandler: async (module) => {
     await ready;
-    return (await loadModule(module)).handler as LambdaHttpHandler;
+    return async (event, context) => {
+      const { value, instance } = await invoke(module, context.functionName, event);
+      const result = value as APIGatewayProxyStructuredResultV2;
+      if (instance === undefined) return result;
+      return { ...result, headers: { ...result.headers, 'x-local-instance': String(instance) } };
+    };
   },
   localPaths: async (request, response, readBody) => {
     if (request.method === 'GET' && request.url === '/dev-issuer/jwks.json') {
       response.writeHead(200, { 'content-type': 'application/json' });
       response.end(JSON.stringify(devIssuer.jwks()));
+      return true;
+    }
+    // The stack's Sign counters, across every instance (benches and tests read them).
+    if (request.method === 'GET' && request.url === '/__local/metrics') {
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.end(JSON.stringify(signerQuota.counts()));
       return true;
     }
     return presignedUploads(request, response, readBody);
@@ -83,19 +111,41 @@ process.env[ENV.publicBaseUrl] ||= baseUrl;
 // never sets this, so production refuses loopback and plain http.
 process.env.WEBHOOK_ALLOW_INSECURE_LOOPBACK ??= 'true';
 const queue = new LocalQueue();
-installDeps(createLocalDeps({ dataDir, dynamoEndpoint: dynamo.endpoint, baseUrl, queue }));
+let pool: InstancePool | undefined;
+if (instanceCount === 0) {
+  // In-process (the default): every invocation runs in this thread, sharing one composition root.
+  installDeps(createLocalDeps({ dataDir, dynamoEndpoint: dynamo.endpoint, baseUrl, queue, signerQuota }));
+  invoke = async (module, name, event) => {
+    const handler = (await loadModule(module)).handler as (
+      event: unknown,
+      context: Context,
+    ) => Promise<unknown>;
+    return { value: await handler(event, lambdaContext(name)) };
+  };
+} else {
+  // The signing key is created here once, before any instance reads it.
+  new LocalSigner(paths.signingKey);
+  const instancePool = new InstancePool(
+    instanceCount,
+    { root, dataDir, dynamoEndpoint: dynamo.endpoint, baseUrl, signerQuota: signerQuota.buffer },
+    (name, message, delaySeconds) => queue.send(name, message, { delaySeconds }),
+    { freeze: optionalEnv(ENV.localFreezeBetweenInvocations, 'false') === 'true' },
+  );
+  pool = instancePool;
+  await instancePool.start();
+  invoke = (module, name, event) => instancePool.invoke(module, name, event);
+}
 
 const timers: NodeJS.Timeout[] = [];
 for (const worker of WORKERS) {
-  const handler = (await loadModule(worker.handler)).handler as (
-    event: unknown,
-    context: Context,
-  ) => Promise<unknown>;
   if (worker.trigger.kind === 'queue') {
-    queue.register(worker.trigger.queue, handler as QueueWorker);
+    queue.register(
+      worker.trigger.queue,
+      async (event) => (await invoke(worker.handler, worker.name, event)).value as SQSBatchResponse | void,
+    );
   } else {
     const run = () =>
-      handler({ source: 'local.timer', 'detail-type': 'Scheduled Event' }, lambdaContext(worker.name)).catch(
+      invoke(worker.handler, worker.name, { source: 'local.timer', 'detail-type': 'Scheduled Event' }).catch(
         (error: unknown) => logger.error(`Scheduled worker ${worker.name} failed`, { error: error as Error }),
       );
     const seconds = intEnv(worker.trigger.localIntervalEnv, worker.trigger.everyMinutes * 60);
@@ -107,7 +157,10 @@ for (const worker of WORKERS) {
 const info: LocalStackInfo = { baseUrl, dynamoEndpoint: dynamo.endpoint, pid: process.pid };
 writeFileSync(paths.stackFile, JSON.stringify(info, null, 2));
 markReady();
-console.log(`Governance Ledger Service listening on ${baseUrl} (DATA_DIR=${dataDir})`);
+console.log(
+  `Governance Ledger Service listening on ${baseUrl} (DATA_DIR=${dataDir}, ` +
+    `${instanceCount === 0 ? 'handlers in-process' : `${instanceCount} local instances`})`,
+);
 
 let stopping = false;
 async function shutdown(signal: string): Promise<void> {
@@ -117,7 +170,7 @@ async function shutdown(signal: string): Promise<void> {
   for (const timer of timers) clearInterval(timer);
   server.close();
   server.closeAllConnections();
-  await queue.close();
+  await Promise.all([queue.close(), pool?.close()]);
   await dynamo.stop();
   rmSync(paths.stackFile, { force: true });
   process.exit(0);

@@ -46,12 +46,17 @@ export function bundledClients(permissions: Permissions): BundledClients {
   };
 }
 
-/** The esbuild `define`s that leave unused clients out (read in shared/runtime/aws-deps.ts). */
+/**
+ * The esbuild `define`s that leave unused clients out (read in shared/runtime/aws-deps.ts). GLS_BUNDLE_SIGN: a
+ * function that may only read the public key gets the bare KMS signer, without the Sign throttling wrapper.
+ */
 export function bundleDefines(permissions: Permissions): Record<string, string> {
   const clients = bundledClients(permissions);
+  const signs = permissions.sign !== undefined && permissions.sign !== false;
   return {
     'process.env.GLS_BUNDLE_S3': JSON.stringify(String(clients.s3)),
     'process.env.GLS_BUNDLE_KMS': JSON.stringify(String(clients.kms)),
     'process.env.GLS_BUNDLE_SQS': JSON.stringify(String(clients.sqs)),
+    'process.env.GLS_BUNDLE_SIGN': JSON.stringify(String(signs)),
   };
 }

@@ -161,9 +161,13 @@ async function lead(deps: Deps, lane: Lane): Promise<void> {
       const planned = planBatch(candidates, (c) => (c.remote ? 1 : 0)).batch;
       batch = planned.filter((c) => !c.remote).map((c) => c.local!);
       lane.local = lane.local.filter((waiting) => !batch.includes(waiting));
-      head = await commitInBatch(deps, head, planned, signatures);
+      const committed = await commitInBatch(deps, head, planned, signatures);
+      head = committed.head;
+      // Appends left for the next batch (not signed in time): this process's go back in line, intents stay.
+      lane.local.unshift(...committed.later.flatMap((c) => (c.local ? [c.local] : [])));
       batch = [];
-      signatures.clear();
+      // Signatures of the appends left over stay usable while their positions do not move.
+      if (committed.later.length === 0) signatures.clear();
     }
     // The lease was lost to another holder: this process's appends wait for it as intents.
     handOver(deps, lane);
@@ -177,6 +181,9 @@ async function lead(deps: Deps, lane: Lane): Promise<void> {
     await releaseLease(deps, lane.firmId, lane.holder).catch(() => undefined);
   } finally {
     lane.state = 'idle';
+    // Appends that joined while the lane was winding down (e.g. during the release after a failed batch) saw
+    // it busy and started nothing: without a new round they would wait forever.
+    if (lane.local.length > 0) void takeOrHandOver(deps, lane);
   }
 }
 
@@ -200,18 +207,21 @@ async function gather(deps: Deps, lane: Lane): Promise<Candidate[]> {
 }
 
 /**
- * Commits one batch, settling each of its appends; returns the new head. Appends whose own conditions fail
- * (checked before signing, and by the commit itself) fail alone; the rest are placed again. A signature is
- * reused whenever a record's chain hash is unchanged by a re-placement, so a Sign is spent again only for
- * positions that really moved.
+ * Commits one batch, settling each of its appends; returns the new head, and the appends left for a later batch.
+ * Appends whose own conditions fail (checked before signing, and by the commit itself) fail alone; the rest are
+ * placed again. A signature is reused whenever a record's chain hash is unchanged by a re-placement, so a Sign is
+ * spent again only for positions that really moved. When the signer refuses some records (throttled past its
+ * deadline), the records signed before the first refused one commit and the rest wait for a later batch, so the
+ * quota's signatures are not thrown away; only a batch whose first record cannot be signed fails (503).
  */
 async function commitInBatch(
   deps: Deps,
   head: ChainHead,
   planned: Candidate[],
   signatures: Map<string, string>,
-): Promise<ChainHead> {
+): Promise<{ head: ChainHead; later: Candidate[] }> {
   let entries = planned;
+  let later: Candidate[] = [];
   const publicKey = await publicKeyBase64(deps.signer);
   for (let attempt = 1; attempt <= BATCH_ATTEMPTS && entries.length > 0; attempt++) {
     const payloads = placeBatch(entries, head);
@@ -225,14 +235,14 @@ async function commitInBatch(
       continue;
     }
     let previousHash = head.chainHash;
-    const unsigned = payloads.map((payload) => {
+    let unsigned = payloads.map((payload) => {
       const recordHash = computeRecordHash(payload);
       const chainHash = computeChainHash(previousHash, recordHash);
       const linked = { ...payload, previousHash, recordHash, chainHash };
       previousHash = chainHash;
       return linked;
     });
-    await Promise.all(
+    const signing = await Promise.allSettled(
       unsigned
         .filter((r) => !signatures.has(r.chainHash))
         .map(async (r) => {
@@ -240,6 +250,14 @@ async function commitInBatch(
           signatures.set(r.chainHash, Buffer.from(signature).toString('base64'));
         }),
     );
+    const firstUnsigned = unsigned.findIndex((r) => !signatures.has(r.chainHash));
+    if (firstUnsigned === 0)
+      throw signing.find((s): s is PromiseRejectedResult => s.status === 'rejected')!.reason;
+    if (firstUnsigned > 0) {
+      later = [...entries.slice(firstUnsigned), ...later];
+      entries = entries.slice(0, firstUnsigned);
+      unsigned = unsigned.slice(0, firstUnsigned);
+    }
     const settledAt = deps.clock.now().toISOString();
     const sealed: SealedAppend[] = unsigned.map((r, i) => {
       const record: LedgerRecord = { ...r, signature: signatures.get(r.chainHash)!, publicKey };
@@ -261,9 +279,12 @@ async function commitInBatch(
           entries[i]!.local?.settle({ status: 'committed', record: s.record, body: s.body }),
         );
         return {
-          sequenceNumber: sealed.at(-1)!.record.sequenceNumber,
-          chainHash: sealed.at(-1)!.record.chainHash,
-          timestamp: sealed.at(-1)!.record.timestamp,
+          head: {
+            sequenceNumber: sealed.at(-1)!.record.sequenceNumber,
+            chainHash: sealed.at(-1)!.record.chainHash,
+            timestamp: sealed.at(-1)!.record.timestamp,
+          },
+          later,
         };
       case 'head-moved':
         logger.warn('Ledger head moved under the sequencer; placing the batch again', {
@@ -292,7 +313,7 @@ async function commitInBatch(
     throw new Error(
       `Could not commit a batch of ${entries.length} ledger appends after ${BATCH_ATTEMPTS} attempts`,
     );
-  return head;
+  return { head, later };
 }
 
 /**

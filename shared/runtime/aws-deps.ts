@@ -1,9 +1,12 @@
 import { KmsSigner } from '../adapters/aws/kms-signer.js';
+import { emfSignMetrics } from '../adapters/aws/sign-metrics.js';
 import { S3ObjectStore } from '../adapters/aws/s3-object-store.js';
 import { SqsQueue } from '../adapters/aws/sqs-queue.js';
+import { ThrottledSigner } from '../adapters/throttled-signer.js';
 import { systemClock } from '../ports/clock.js';
+import type { Signer } from '../ports/signer.js';
 import { createDocumentClient } from '../store/dynamo.js';
-import { ENV, optionalEnv, QUEUE_URL_ENV, requireEnv } from './config.js';
+import { ENV, optionalEnv, QUEUE_URL_ENV, requireEnv, signerLimits } from './config.js';
 import { registerDepsFactory, type Deps } from './deps.js';
 
 /**
@@ -22,6 +25,16 @@ function notBundled(client: string): never {
 }
 
 /**
+ * KMS behind the Sign throttling wrapper, with Sign metrics (docs/architecture.md §5); a function that may only read
+ * the public key (GLS_BUNDLE_SIGN "false") gets the bare signer, so its bundle carries none of it.
+ */
+function withSignLimits(kms: KmsSigner): Signer {
+  return process.env.GLS_BUNDLE_SIGN === 'false'
+    ? kms
+    : new ThrottledSigner(kms, { ...signerLimits(), metrics: emfSignMetrics() });
+}
+
+/**
  * The AWS composition root. Clients are created on first use, and their SDK modules loaded then too
  * (shared/adapters/aws/lazy-sdk.ts), so a function only pays for (and only needs configuration of) the
  * services its code touches; the CDK stack sets exactly the variables it grants. DynamoDB too: the document
@@ -29,7 +42,7 @@ function notBundled(client: string): never {
  * OpenAPI document never load it.
  */
 export function createAwsDeps(): Deps {
-  let signer: KmsSigner | undefined;
+  let signer: Signer | undefined;
   let objects: S3ObjectStore | undefined;
   let queue: SqsQueue | undefined;
   let oidc: Deps['oidc'] | undefined;
@@ -46,9 +59,11 @@ export function createAwsDeps(): Deps {
     get signer() {
       return process.env.GLS_BUNDLE_KMS === 'false'
         ? notBundled('KMS')
-        : (signer ??= new KmsSigner(
-            async () => new (await import('@aws-sdk/client-kms')).KMSClient({}),
-            requireEnv(ENV.signingKeyId),
+        : (signer ??= withSignLimits(
+            new KmsSigner(
+              async () => new (await import('@aws-sdk/client-kms')).KMSClient({}),
+              requireEnv(ENV.signingKeyId),
+            ),
           ));
     },
     get objects() {

@@ -60,7 +60,27 @@ export const ENV = {
   webhookTimeoutMs: 'WEBHOOK_TIMEOUT_MS',
   /** Age (seconds) of a recorded review decision without its outcome record before the sweep finishes it. */
   completionRepairGraceSeconds: 'COMPLETION_REPAIR_GRACE_SECONDS',
+  /** How long one Sign may take, waiting and retrying throttled calls included, before the request answers 503. */
+  signerDeadlineMs: 'SIGNER_DEADLINE_MS',
+  /** Sign calls one instance has in flight at most. */
+  signerMaxInFlight: 'SIGNER_MAX_IN_FLIGHT',
+  /** Embedded stack: latency added to every Sign call of the local signer. */
+  signerLatencyMs: 'SIGNER_LATENCY_MS',
+  /** Embedded stack: Sign calls per second shared by every instance (0: unlimited); beyond it, ThrottlingException. */
+  signerRateLimit: 'SIGNER_RATE_LIMIT',
+  /** Embedded stack: isolated Lambda-like instances running the handlers (0: all in the server's own thread). */
+  localInstances: 'LOCAL_INSTANCES',
+  /** Embedded stack with instances: "true" freezes an instance between invocations, as Lambda does. */
+  localFreezeBetweenInvocations: 'LOCAL_FREEZE_BETWEEN_INVOCATIONS',
 } as const;
+
+/** The signer wrapper's settings (shared/adapters/throttled-signer.ts), the same in AWS and locally. */
+export function signerLimits(): { deadlineMs: number; maxInFlight: number } {
+  return {
+    deadlineMs: intEnv(ENV.signerDeadlineMs, 5_000),
+    maxInFlight: Math.max(1, intEnv(ENV.signerMaxInFlight, 8)),
+  };
+}
 
 /** The variable carrying each queue's URL; typed by QueueName, so a new queue cannot be forgotten. */
 export const QUEUE_URL_ENV: Record<QueueName, string> = {

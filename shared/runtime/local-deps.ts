@@ -3,9 +3,13 @@ import { FsObjectStore } from '../adapters/local/fs-object-store.js';
 import { UrlSigningSecret } from '../adapters/local/presigned-uploads.js';
 import { LocalQueue } from '../adapters/local/local-queue.js';
 import { LocalSigner } from '../adapters/local/local-signer.js';
+import type { SignerQuota } from '../adapters/local/signer-quota.js';
+import { ThrottledSigner } from '../adapters/throttled-signer.js';
 import { systemClock } from '../ports/clock.js';
+import type { Queue } from '../ports/queue.js';
 import { createDocumentClient } from '../store/dynamo.js';
 import { tableName } from '../store/tables.js';
+import { ENV, intEnv, signerLimits } from './config.js';
 import type { Deps } from './deps.js';
 
 export const LOCAL_TABLES = {
@@ -37,20 +41,28 @@ export interface LocalStackInfo {
   pid: number;
 }
 
-/** The local composition root: DynamoDB Local, filesystem objects, file-backed P-256 key, in-process queue. */
+/**
+ * The local composition root: DynamoDB Local, filesystem objects, file-backed P-256 key behind the same signer
+ * wrapper as in AWS, in-process queue (or, inside an instance, one that forwards to the server's queue).
+ * The local signer takes SIGNER_LATENCY_MS per call and draws on `signerQuota` (the stack's shared
+ * SIGNER_RATE_LIMIT and Sign counters); without a quota (ledgerctl, tests reading the stack) it is unlimited.
+ */
 export function createLocalDeps(options: {
   dataDir: string;
   dynamoEndpoint: string;
   baseUrl: string;
-  queue?: LocalQueue;
-}): Deps & {
-  queue: LocalQueue;
-} {
+  queue?: Queue;
+  signerQuota?: SignerQuota;
+}): Deps {
   const paths = localPaths(options.dataDir);
+  const signer = new LocalSigner(paths.signingKey, {
+    latencyMs: intEnv(ENV.signerLatencyMs, 0),
+    ...(options.signerQuota ? { quota: options.signerQuota } : {}),
+  });
   return {
     db: createDocumentClient(options.dynamoEndpoint),
     tables: LOCAL_TABLES,
-    signer: new LocalSigner(paths.signingKey),
+    signer: new ThrottledSigner(signer, signerLimits()),
     objects: new FsObjectStore(paths.objects, {
       baseUrl: options.baseUrl,
       secret: new UrlSigningSecret(paths.urlSigningSecret),

@@ -13,14 +13,18 @@ export interface RunningStack extends LocalStackInfo {
   output(): string;
 }
 
-/** Starts the embedded stack exactly as `npm start` does, on a free port, and waits for its ready line. */
+/**
+ * Starts the embedded stack exactly as `npm start` does, on a free port, and waits for its ready line.
+ * `instances` runs it like Lambda (LOCAL_INSTANCES isolated instances, one invocation each at a time).
+ */
 export async function startStack(
-  options: { dataDir?: string; env?: Record<string, string> } = {},
+  options: { dataDir?: string; env?: Record<string, string>; instances?: number } = {},
 ): Promise<RunningStack> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'gls-stack-'));
+  const instances = options.instances === undefined ? {} : { LOCAL_INSTANCES: String(options.instances) };
   const child = spawn(TSX, ['bin/local.ts'], {
     cwd: ROOT,
-    env: { ...process.env, DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'ERROR', ...options.env },
+    env: { ...process.env, DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'ERROR', ...instances, ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
@@ -43,6 +47,15 @@ export async function startStack(
   });
   const info = JSON.parse(readFileSync(join(dataDir, 'local-stack.json'), 'utf8')) as LocalStackInfo;
   return { ...info, dataDir, child, output: () => output };
+}
+
+/** The stack's Sign counters across all its instances (GET /__local/metrics). */
+export async function localMetrics(stack: {
+  baseUrl: string;
+}): Promise<{ signCalls: number; signThrottled: number }> {
+  const response = await fetch(`${stack.baseUrl}/__local/metrics`);
+  if (response.status !== 200) throw new Error(`GET /__local/metrics answered ${response.status}`);
+  return (await response.json()) as { signCalls: number; signThrottled: number };
 }
 
 /**

@@ -31,7 +31,9 @@ describe('bundledClients', () => {
       'process.env.GLS_BUNDLE_S3': '"false"',
       'process.env.GLS_BUNDLE_KMS': '"true"',
       'process.env.GLS_BUNDLE_SQS': '"false"',
+      'process.env.GLS_BUNDLE_SIGN': '"true"',
     });
+    expect(bundleDefines({ publicKey: true })['process.env.GLS_BUNDLE_SIGN']).toBe('"false"');
   });
 });
 

@@ -1,0 +1,173 @@
+import { Worker } from 'node:worker_threads';
+import type { QueueName } from '../../ports/queue.js';
+import { logger } from '../../runtime/logger.js';
+import {
+  deserializeError,
+  serializeError,
+  type FromInstance,
+  type InstanceData,
+  type ToInstance,
+} from './instance-messages.js';
+
+/** Where an instance's queue sends go (the main thread's LocalQueue). */
+export type QueueSink = (queue: QueueName, message: unknown, delaySeconds: number) => Promise<void>;
+
+export interface Invocation {
+  value: unknown;
+  /** Index of the instance that ran it. */
+  instance: number;
+}
+
+interface Instance {
+  index: number;
+  worker: Worker;
+  ready: boolean;
+  /** Taken for an invocation: one at a time, like a Lambda execution environment. */
+  busy: boolean;
+  /** The invocation it is running. */
+  running?: { id: number; resolve: (value: unknown) => void; reject: (error: Error) => void };
+}
+
+// The instances run the TypeScript sources, as the main thread does under tsx: each registers tsx's loader
+// (tsx/esm/api) before importing its entry point, since a worker thread does not inherit the main thread's hooks.
+const TSX_API = import.meta.resolve('tsx/esm/api');
+const BOOT = `import { register } from ${JSON.stringify(TSX_API)};
+import { workerData } from 'node:worker_threads';
+register();
+await import(workerData.entry);`;
+const ENTRY = new URL('./lambda-instance.ts', import.meta.url).href;
+
+/**
+ * The embedded stack's Lambda-like concurrency (LOCAL_INSTANCES): N worker threads, each an isolated instance
+ * with its own module state and connections (shared/adapters/local/lambda-instance.ts). Every route, queue and
+ * schedule invocation goes to a free instance; when all are busy it waits its turn (FIFO). An instance that dies
+ * fails its invocation and is replaced, as Lambda replaces a crashed execution environment.
+ */
+export class InstancePool {
+  private readonly instances: Instance[] = [];
+  private readonly waiting: Array<{ take: (instance: Instance) => void; fail: (error: Error) => void }> = [];
+  private readonly gate: Int32Array | undefined;
+  private nextId = 1;
+  private closed = false;
+
+  /** `freeze`: instances stop between invocations, as Lambda freezes them (see lambda-instance.ts). */
+  constructor(
+    readonly size: number,
+    private readonly data: Omit<InstanceData, 'index' | 'freezeGate'>,
+    private readonly sink: QueueSink,
+    options: { freeze?: boolean } = {},
+  ) {
+    if (options.freeze) this.gate = new Int32Array(new SharedArrayBuffer(4 * size));
+  }
+
+  /** Starts every instance; resolves once all are ready to take invocations. */
+  async start(): Promise<void> {
+    await Promise.all(Array.from({ length: this.size }, (_, index) => this.spawn(index)));
+  }
+
+  /** Runs `module`'s handler on the next free instance. */
+  async invoke(module: string, name: string, event: unknown): Promise<Invocation> {
+    const instance = await this.take();
+    const id = this.nextId++;
+    try {
+      const value = await new Promise<unknown>((resolve, reject) => {
+        instance.running = { id, resolve, reject };
+        this.thaw(instance.index);
+        instance.worker.postMessage({ kind: 'invoke', id, module, name, event } satisfies ToInstance);
+      });
+      return { value, instance: instance.index };
+    } finally {
+      instance.running = undefined;
+      this.give(instance);
+    }
+  }
+
+  /** Terminates every instance; invocations waiting or running fail. */
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const instance of this.instances) this.thaw(instance.index);
+    const stopped = new Error('The local stack is shutting down');
+    for (const instance of this.instances) instance.running?.reject(stopped);
+    for (const waiter of this.waiting.splice(0)) waiter.fail(stopped);
+    await Promise.all(this.instances.map((instance) => instance.worker.terminate()));
+  }
+
+  /** Lets a frozen instance run again (it reads its next message). */
+  private thaw(index: number): void {
+    if (!this.gate) return;
+    Atomics.add(this.gate, index, 1);
+    Atomics.notify(this.gate, index);
+  }
+
+  private take(): Promise<Instance> {
+    if (this.closed) return Promise.reject(new Error('The local stack is shutting down'));
+    const free = this.instances.find((instance) => instance.ready && !instance.busy);
+    if (free) {
+      free.busy = true;
+      return Promise.resolve(free);
+    }
+    return new Promise((take, fail) => this.waiting.push({ take, fail }));
+  }
+
+  /** Hands a free instance to the longest waiter, or marks it free. */
+  private give(instance: Instance): void {
+    if (!instance.ready) return;
+    const next = this.waiting.shift();
+    instance.busy = next !== undefined;
+    next?.take(instance);
+  }
+
+  private spawn(index: number): Promise<void> {
+    const worker = new Worker(new URL(`data:text/javascript,${encodeURIComponent(BOOT)}`), {
+      workerData: {
+        ...this.data,
+        index,
+        entry: ENTRY,
+        ...(this.gate ? { freezeGate: this.gate.buffer } : {}),
+      },
+    });
+    const instance: Instance = { index, worker, ready: false, busy: false };
+    this.instances[index] = instance;
+    return new Promise((started, failed) => {
+      worker.on('message', (message: FromInstance) => {
+        if (message.kind === 'ready') {
+          instance.ready = true;
+          started();
+          this.give(instance);
+        } else if (message.kind === 'queue-send') {
+          this.forward(worker, message);
+        } else if (instance.running?.id === message.id) {
+          if (message.kind === 'result') instance.running.resolve(message.value);
+          else instance.running.reject(deserializeError(message.error));
+        }
+      });
+      worker.on('error', (error) => {
+        logger.error(`Local instance ${index} failed`, { error });
+        failed(error);
+      });
+      worker.on('exit', (code) => {
+        const wasReady = instance.ready;
+        instance.ready = false;
+        instance.running?.reject(new Error(`Local instance ${index} exited with code ${code}`));
+        // One that never became ready fails start() instead: restarting it would only fail again.
+        if (this.closed || !wasReady) return;
+        logger.warn(`Local instance ${index} exited with code ${code}; starting a new one`);
+        this.spawn(index).catch((error: unknown) =>
+          logger.error(`Local instance ${index} could not be restarted`, { error: error as Error }),
+        );
+      });
+    });
+  }
+
+  private forward(worker: Worker, message: Extract<FromInstance, { kind: 'queue-send' }>): void {
+    this.sink(message.queue, JSON.parse(message.body), message.delaySeconds).then(
+      () => worker.postMessage({ kind: 'queue-sent', id: message.id } satisfies ToInstance),
+      (error: unknown) =>
+        worker.postMessage({
+          kind: 'queue-sent',
+          id: message.id,
+          error: serializeError(error),
+        } satisfies ToInstance),
+    );
+  }
+}

@@ -1,0 +1,56 @@
+/**
+ * Drives an InstancePool with the probe handler (fixtures/probe-handler.ts) and prints what it saw as one JSON
+ * line; run under tsx by test/unit/adapters/instance-pool.test.ts, as bin/local.ts runs the pool.
+ */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { InstancePool } from '../../shared/adapters/local/instance-pool.js';
+import { SignerQuota } from '../../shared/adapters/local/signer-quota.js';
+import { ROOT } from './local-stack.js';
+
+const MODULE = 'test/support/fixtures/probe-handler';
+const sent: unknown[] = [];
+
+function pool(size: number, freeze: boolean): InstancePool {
+  return new InstancePool(
+    size,
+    {
+      root: ROOT,
+      dataDir: mkdtempSync(join(tmpdir(), 'gls-pool-')),
+      dynamoEndpoint: 'http://127.0.0.1:9',
+      baseUrl: 'http://localhost:9',
+      signerQuota: SignerQuota.create(0).buffer,
+    },
+    async (queue, message, delaySeconds) => {
+      sent.push({ queue, message, delaySeconds });
+    },
+    { freeze },
+  );
+}
+
+const two = pool(2, false);
+await two.start();
+const concurrent = await Promise.all(
+  Array.from({ length: 6 }, (_, n) => two.invoke(MODULE, 'probe', { sleepMs: 30, send: n === 0 })),
+);
+const idleA = (await two.invoke(MODULE, 'probe', {})).value as { ticks: number };
+await new Promise((resolve) => setTimeout(resolve, 300));
+const idleB = (await two.invoke(MODULE, 'probe', {})).value as { ticks: number };
+await two.close();
+
+const frozen = pool(1, true);
+await frozen.start();
+const frozenA = (await frozen.invoke(MODULE, 'probe', {})).value as { ticks: number };
+await new Promise((resolve) => setTimeout(resolve, 300));
+const frozenB = (await frozen.invoke(MODULE, 'probe', {})).value as { ticks: number };
+await frozen.close();
+
+console.log(
+  JSON.stringify({
+    concurrent: concurrent.map((r) => ({ instance: r.instance, ...(r.value as object) })),
+    sent,
+    ticksWhileIdle: idleB.ticks - idleA.ticks,
+    ticksWhileFrozen: frozenB.ticks - frozenA.ticks,
+  }),
+);

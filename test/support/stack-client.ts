@@ -1,0 +1,94 @@
+/**
+ * HTTP helpers for tests that start their own embedded stack (startStack), e.g. with LOCAL_INSTANCES: the
+ * helpers of test/integration/helpers.ts talk to the shared test stack only.
+ */
+import type { LedgerRecord } from '../../shared/ledger/record.js';
+import { ledgerctl } from './local-stack.js';
+
+export interface StackResponse<T = any> {
+  status: number;
+  body: T;
+  headers: Headers;
+}
+
+export async function call<T = any>(
+  stack: { baseUrl: string },
+  method: string,
+  path: string,
+  options: { key?: string; body?: unknown } = {},
+): Promise<StackResponse<T>> {
+  const headers: Record<string, string> = {};
+  if (options.key) headers['x-service-key'] = options.key;
+  if (options.body !== undefined) headers['content-type'] = 'application/json';
+  const response = await fetch(`${stack.baseUrl}${path}`, {
+    method,
+    headers,
+    body: options.body === undefined ? undefined : JSON.stringify(options.body),
+  });
+  const text = await response.text();
+  let body: unknown = text;
+  try {
+    body = text ? JSON.parse(text) : undefined;
+  } catch {
+    // Not JSON: keep the text.
+  }
+  return { status: response.status, body: body as T, headers: response.headers };
+}
+
+/** Onboards a firm with `ledgerctl firm create`, as an operator would; answers its id and first API key. */
+export async function onboardFirm(stack: { dataDir: string }): Promise<{ firmId: string; key: string }> {
+  const tag = Math.random().toString(36).slice(2, 8);
+  const result = await ledgerctl(stack.dataDir, [
+    'firm',
+    'create',
+    '--name',
+    `Firm ${tag}`,
+    '--frn',
+    '123456',
+    '--plan',
+    'BOTH',
+    '--admin-name',
+    'Ada Admin',
+    '--admin-email',
+    `admin-${tag}@firm.test`,
+  ]);
+  if (result.code !== 0) throw new Error(`ledgerctl firm create failed: ${result.stderr}`);
+  const created = result.json as { firm: { id: string }; apiKey: string };
+  return { firmId: created.firm.id, key: created.apiKey };
+}
+
+/** The firm's whole chain in chain order, every page of GET /v1/ledger/records?order=asc. */
+export async function chainOf(stack: { baseUrl: string }, key: string): Promise<LedgerRecord[]> {
+  const records: LedgerRecord[] = [];
+  for (let page = 1; ; page++) {
+    const { status, body } = await call<{ data: LedgerRecord[]; pagination: { totalPages: number } }>(
+      stack,
+      'GET',
+      `/v1/ledger/records?order=asc&pageSize=100&page=${page}`,
+      { key },
+    );
+    if (status !== 200) throw new Error(`GET /v1/ledger/records answered ${status}`);
+    records.push(...body.data);
+    if (page >= body.pagination.totalPages) return records;
+  }
+}
+
+/** Starts a verification and waits until its run, continued by the integrity-verify worker if need be, completes. */
+export async function verifyChain(stack: { baseUrl: string }, key: string): Promise<any> {
+  const started = await call(stack, 'POST', '/v1/ledger/integrity/verify', { key });
+  if (started.status !== 200) throw new Error(`verify answered ${started.status}`);
+  const deadline = Date.now() + 90_000;
+  for (;;) {
+    const { body } = await call(
+      stack,
+      'GET',
+      `/v1/ledger/integrity/verifications/${started.body.verification.id}`,
+      {
+        key,
+      },
+    );
+    if (body.verification.status === 'COMPLETED') return { started: started.body, done: body };
+    if (Date.now() > deadline) throw new Error(`Verification did not complete: ${JSON.stringify(body)}`);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}

@@ -1,0 +1,47 @@
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { ROOT } from '../../support/local-stack.js';
+
+interface Probe {
+  concurrent: { instance: number; calls: number; mostAtOnce: number }[];
+  sent: { queue: string; message: { from: string }; delaySeconds: number }[];
+  ticksWhileIdle: number;
+  ticksWhileFrozen: number;
+}
+
+/** The pool runs in worker threads under tsx, as in `npm start`: the probe script drives it in its own process. */
+function probe(): Probe {
+  const result = spawnSync(join(ROOT, 'node_modules/.bin/tsx'), ['test/support/instance-pool-probe.ts'], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
+  const line = result.stdout.split('\n').find((l) => l.startsWith('{'));
+  if (!line) throw new Error(`The probe printed nothing (exit ${result.status}):\n${result.stderr}`);
+  return JSON.parse(line) as Probe;
+}
+
+describe('InstancePool (LOCAL_INSTANCES)', () => {
+  const seen = probe();
+
+  it('runs one invocation per instance at a time, on several isolated instances', () => {
+    expect(seen.concurrent).toHaveLength(6);
+    for (const run of seen.concurrent) expect(run.mostAtOnce).toBe(1);
+    expect(new Set(seen.concurrent.map((r) => r.instance))).toEqual(new Set([0, 1]));
+    // Module state is each instance's own: the highest call count seen on each adds up to the calls made.
+    const highest = [0, 1].map((i) =>
+      Math.max(...seen.concurrent.filter((r) => r.instance === i).map((r) => r.calls)),
+    );
+    expect(highest[0]! + highest[1]!).toBe(6);
+  });
+
+  it("forwards an instance's queue sends to the main thread's queue", () => {
+    expect(seen.sent).toEqual([{ queue: 'webhooks', message: { from: 'probe', calls: 1 }, delaySeconds: 0 }]);
+  });
+
+  it('freezes an instance between invocations only when asked to, as Lambda does', () => {
+    // A 5 ms interval ran on through 300 ms idle; frozen, it stood still (its one overdue run fires on thaw).
+    expect(seen.ticksWhileIdle).toBeGreaterThan(1);
+    expect(seen.ticksWhileFrozen).toBeLessThanOrEqual(1);
+  });
+});
