@@ -1,5 +1,5 @@
 import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
-import type { Permissions, RouteDef } from '../shared/routes/route.js';
+import { routeFunctionPermissions, type Permissions, type RouteDef } from '../shared/routes/route.js';
 import { RECORD_SUBSCRIBERS } from '../shared/workers/record-subscribers.js';
 import type { Auth } from './auth.js';
 import type { Data } from './data.js';
@@ -40,6 +40,10 @@ export function applyPermissions(
   if (permissions.uploads === 'write') data.grantUploadsWrite(fn);
   if (permissions.certificates === 'read') data.grantCertificatesRead(fn);
   if (permissions.certificates === 'write') data.grantCertificatesWrite(fn);
+  if (permissions.activateUsers) {
+    data.grantUserActivation(fn);
+    resources.auth.bindVerifier(fn);
+  }
   if (permissions.sign) signing.grantSign(fn);
   else if (permissions.publicKey) signing.grantPublicKey(fn);
   // Whoever archives a record dispatches it to the record subscribers' queues (the worker table).
@@ -52,20 +56,15 @@ export function applyPermissions(
 }
 
 /**
- * A route's grants: its declared Permissions, plus what authenticating a caller takes. Credential lookup
- * reads the main table (API key hash, user by e-mail or subject), and a user's first sign-in activates the
- * user; routes that already write the main table need no extra statements for that.
+ * A route's grants: routeFunctionPermissions (its declared Permissions plus what authenticating a caller
+ * takes: main-table reads, and sending a first sign-in to the user-activation worker, the one function granted
+ * the activation writes), and the token verifier's settings.
  */
 export function applyRoutePermissions(
   fn: LambdaFunction,
   route: RouteDef,
   resources: ServiceResources,
 ): void {
-  if (route.auth.kind === 'public') {
-    applyPermissions(fn, route.permissions, resources);
-    return;
-  }
-  applyPermissions(fn, { ...route.permissions, main: route.permissions.main ?? 'read' }, resources);
-  if (route.permissions.main !== 'write') resources.data.grantUserActivation(fn);
-  resources.auth.bindVerifier(fn);
+  applyPermissions(fn, routeFunctionPermissions(route), resources);
+  if (route.auth.kind !== 'public') resources.auth.bindVerifier(fn);
 }

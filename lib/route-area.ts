@@ -9,7 +9,7 @@ import {
 import { PolicyStatement, type IRole } from 'aws-cdk-lib/aws-iam';
 import type { ILogGroup } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
-import type { RouteDef } from '../shared/routes/route.js';
+import { routeFunctionPermissions, type RouteDef } from '../shared/routes/route.js';
 import { applyRoutePermissions, type ServiceResources } from './permissions.js';
 import { ServiceFunction } from './service-function.js';
 import type { StageSettings } from './stage.js';
@@ -45,7 +45,7 @@ export class RouteArea extends NestedStack {
         module: route.handler,
         stage,
         description: `${route.method} ${route.path}: ${route.summary}`,
-        permissions: route.permissions,
+        permissions: routeFunctionPermissions(route),
         logGroup,
       });
       applyRoutePermissions(fn, route, resources);

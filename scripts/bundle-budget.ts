@@ -20,7 +20,7 @@ import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 import { BUNDLE_BUDGET_BYTES } from '../lib/bundling.js';
-import type { Permissions } from '../shared/routes/route.js';
+import { routeFunctionPermissions, type Permissions } from '../shared/routes/route.js';
 import { ROUTES } from '../shared/routes.js';
 import { WORKERS } from '../shared/workers/table.js';
 import { lambdaBuildOptions, REPO_ROOT } from './lambda-bundle.js';
@@ -49,7 +49,7 @@ const allTargets: Target[] = [
     name: route.operationId,
     kind: 'route' as const,
     module: route.handler,
-    permissions: route.permissions,
+    permissions: routeFunctionPermissions(route),
   })),
   ...WORKERS.map((worker) => ({
     name: worker.name,

@@ -3,18 +3,25 @@ import httpJsonBodyParser from '@middy/http-json-body-parser';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import type { z } from 'zod';
 import type { Principal } from '../domain/auth/principal.js';
-import { ForbiddenError, PayloadTooLargeError } from '../errors.js';
+import { ForbiddenError, PayloadTooLargeError, UnprocessableError } from '../errors.js';
 import type { AuthMode, RouteDef } from '../routes/route.js';
 import { getDeps, type Deps } from '../runtime/deps.js';
 import { logger } from '../runtime/logger.js';
 import '../runtime/aws-deps.js';
-import { authenticate } from '../services/auth.js';
+import { authenticate, type FirstSignIn } from '../services/auth.js';
 import { toErrorResponse } from './errors.js';
 import { toApiResponse, type HttpResult } from './response.js';
 import { parsePart } from './validation.js';
 
 /** Largest JSON request body accepted (documents themselves go to object storage, never through the API). */
 export const MAX_JSON_BODY_BYTES = 256 * 1024;
+
+/**
+ * Largest response body sent. Lambda cannot return more than 6 MB (6,291,456 bytes) of response payload, and
+ * the body travels JSON-escaped inside it, so stop well below: a larger body is answered 422 in the envelope
+ * (narrow the request) instead of failing at the platform with an opaque 502.
+ */
+export const MAX_RESPONSE_BODY_BYTES = 5 * 1024 * 1024;
 
 type Out<S> = S extends z.ZodType ? z.output<S> : undefined;
 
@@ -31,9 +38,9 @@ export interface HandlerRequest<P, Q, B, A extends AuthMode> {
 type Event = APIGatewayProxyEventV2 & { body?: unknown };
 
 /**
- * Builds a route's Lambda handler: JSON body parsing (middy), authentication and role checks from the route
- * table, zod validation of params, query and body, then the route's function; every error becomes the
- * error envelope in one place.
+ * Builds a route's Lambda handler: authentication and role checks from the route table (first, so a request
+ * without a valid credential is 401 whatever its body), JSON body parsing (middy), zod validation of params,
+ * query and body, then the route's function; every error becomes the error envelope in one place.
  */
 export function defineHandler<
   P extends z.ZodType | undefined,
@@ -45,9 +52,23 @@ export function defineHandler<
   const parseJson = httpJsonBodyParser({ disableContentTypeCheck: true } as Parameters<
     typeof httpJsonBodyParser
   >[0]);
+  // The caller, resolved before the body is parsed: an unauthenticated request is 401 whatever its body.
+  const principals = new WeakMap<object, Principal | null>();
   return middy<Event, APIGatewayProxyStructuredResultV2, Error, Context>()
     .before(async (request) => {
       const { event } = request;
+      principals.set(
+        event,
+        route.auth.kind === 'public'
+          ? null
+          : // A route that writes the main table links a first sign-in itself; others queue it.
+            await authorise(
+              getDeps(),
+              event,
+              route.auth,
+              route.permissions.main === 'write' ? 'link' : 'queue',
+            ),
+      );
       const raw = event.body;
       if (typeof raw !== 'string' || raw.length === 0) {
         event.body = undefined;
@@ -64,7 +85,7 @@ export function defineHandler<
       logger.appendKeys({ requestId });
       try {
         const deps = getDeps();
-        const principal = route.auth.kind === 'public' ? null : await authorise(deps, event, route.auth);
+        const principal = principals.get(event) ?? null;
         if (principal) logger.appendKeys({ firmId: principal.firmId });
         const result = await fn({
           params: parsePart(route.request.params, event.pathParameters ?? {}, 'params') as Out<P>,
@@ -75,7 +96,12 @@ export function defineHandler<
           requestId,
           event,
         });
-        return toApiResponse(result, requestId);
+        const response = toApiResponse(result, requestId);
+        if (response.body !== undefined && Buffer.byteLength(response.body) > MAX_RESPONSE_BODY_BYTES)
+          throw new UnprocessableError(
+            `The response would exceed ${MAX_RESPONSE_BODY_BYTES} bytes (the platform's limit): narrow the request`,
+          );
+        return response;
       } finally {
         logger.removeKeys(['firmId', 'requestId']);
       }
@@ -89,12 +115,14 @@ async function authorise(
   deps: Deps,
   event: APIGatewayProxyEventV2,
   auth: Extract<AuthMode, { kind: 'authenticated' }>,
+  firstSignIn: FirstSignIn,
 ): Promise<Principal> {
   const headers = event.headers ?? {};
-  const principal = await authenticate(deps, {
-    apiKey: headers['x-service-key'],
-    authorization: headers.authorization,
-  });
+  const principal = await authenticate(
+    deps,
+    { apiKey: headers['x-service-key'], authorization: headers.authorization },
+    firstSignIn,
+  );
   if (auth.credentials === 'user' && principal.kind !== 'user') {
     throw new ForbiddenError('This operation requires a signed-in user, not an API key');
   }

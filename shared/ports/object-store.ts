@@ -9,13 +9,27 @@ export interface StoredObject {
   contentType: string;
 }
 
-/** What a presigned PUT URL allows: exactly this Content-Type, until expiry. */
+/** An object's size and type, known without reading it (S3 HeadObject). */
+export interface ObjectInfo {
+  size: number;
+  contentType: string;
+}
+
+/** An object to read chunk by chunk (hashing it without holding it whole first). */
+export interface ObjectStream extends ObjectInfo {
+  body: AsyncIterable<Uint8Array>;
+}
+
+/**
+ * What a presigned PUT URL allows: exactly this Content-Type, until expiry, and only while the key is absent
+ * (the client sends `If-None-Match: *`, signed into the URL: a second PUT is 412 PreconditionFailed).
+ */
 export interface PresignPutOptions {
   contentType: string;
   expiresInSeconds: number;
   /**
    * Largest body the upload may carry. The local store enforces it at PUT time; an S3 presigned PUT cannot,
-   * so in AWS the consumer of the upload must check the size before using it.
+   * so in AWS the consumer of the upload checks the size (head) before reading it.
    */
   maxBytes: number;
 }
@@ -24,6 +38,13 @@ export interface PresignedPut {
   url: string;
   /** ISO-8601 instant after which the URL is refused. */
   expiresAt: string;
+  /** Headers the PUT must carry exactly as given (they are signed into the URL). */
+  headers: Record<string, string>;
+}
+
+/** The headers of a presigned single-use PUT: the signed Content-Type and `If-None-Match: *`. */
+export function presignedPutHeaders(contentType: string): Record<string, string> {
+  return { 'Content-Type': contentType, 'If-None-Match': '*' };
 }
 
 /** What a presigned GET URL allows: reading this one object, until expiry. */
@@ -45,13 +66,18 @@ export interface ObjectStore {
   put(bucket: BucketName, key: string, body: Uint8Array, contentType: string): Promise<void>;
   /** The object, or null when absent. */
   get(bucket: BucketName, key: string): Promise<StoredObject | null>;
+  /** The object's size and type without its bytes, or null when absent. */
+  head(bucket: BucketName, key: string): Promise<ObjectInfo | null>;
+  /** The object as a stream of chunks, or null when absent. */
+  stream(bucket: BucketName, key: string): Promise<ObjectStream | null>;
   /** Keys under a prefix, in lexicographic order. */
   list(bucket: BucketName, prefix: string): AsyncIterable<string>;
   /** Deletes an object; refused on the immutable bucket. */
   delete(bucket: BucketName, key: string): Promise<void>;
   /**
-   * A URL a client can PUT the object's bytes to without credentials: only with the given Content-Type and
-   * before expiry. The local store also refuses a second PUT to the key; S3 cannot (see docs/architecture.md).
+   * A URL a client can PUT the object's bytes to without credentials: only with the given Content-Type, with
+   * `If-None-Match: *` (so once: a second PUT is 412), and before expiry. The local store also enforces the
+   * size limit; S3 cannot (see docs/architecture.md, "Document uploads").
    */
   presignPut(bucket: BucketName, key: string, options: PresignPutOptions): Promise<PresignedPut>;
   /** A URL anyone holding it can GET the object from without credentials, until expiry (certificate PDFs). */

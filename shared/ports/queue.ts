@@ -2,7 +2,8 @@
  * Work queues. In AWS each is an SQS queue with a dead-letter queue feeding a Lambda worker; locally an
  * in-process queue with the same retry and dead-letter semantics delivers SQS-shaped events to the same worker.
  */
-export type QueueName = 'ledger-archive' | 'integrity-verify' | 'reporting' | 'webhooks' | 'certificates';
+export type QueueName =
+  'ledger-archive' | 'integrity-verify' | 'reporting' | 'webhooks' | 'certificates' | 'user-activation';
 
 /** SQS's longest per-message delay (DelaySeconds). */
 export const MAX_DELAY_SECONDS = 900;

@@ -14,6 +14,7 @@ import {
   PeriodQuery,
   VulnerabilityReport,
 } from '../schemas/governance-reports.js';
+import { MAX_PERIOD_DAYS, PERIOD_BOUNDS_TEXT } from '../domain/governance/periods.js';
 import { ANY_CREDENTIAL, route } from './route.js';
 
 /** Explainability names the reviewer: API keys (the firm) and senior users only. */
@@ -58,8 +59,7 @@ export const modelTimeline = route({
   permissions: { main: 'read' },
   tag: 'Governance',
   summary: 'Weekly outcome rates and annotation counts of one AI model',
-  description:
-    'One point per ISO week (Monday 00:00 UTC) touched by [from, to], oldest first, empty weeks included; jobs count in the week of their completion. from defaults to 180 days before now, to to now; a date-only to is the end of that day. 400 when from is after to or a bound is not a date.',
+  description: `One point per ISO week (Monday 00:00 UTC) touched by [from, to], oldest first, empty weeks included; jobs count in the week of their completion. from defaults to 180 days before now, to to now; a date-only to is the end of that day. Bounded: ${PERIOD_BOUNDS_TEXT}. 400 with details when from is after to, a bound is not a date, or the period exceeds these bounds.`,
   request: { params: ModelParams, query: PeriodQuery },
   responses: { 200: { description: 'Weekly points', schema: z.array(ModelTimelinePoint) } },
 });
@@ -73,8 +73,7 @@ export const biasReport = route({
   permissions: { main: 'read' },
   tag: 'Governance',
   summary: 'Bias (fairness) report over the client segments of completed jobs',
-  description:
-    "Per segment dimension, each segment's rejection rate (95 % Wilson interval) against the dimension baseline, its disparate-impact ratio (favourable-outcome rate over the most favoured segment's) and the four-fifths rule. Divergence flags use the firm's bias thresholds, absolute flags rejectionThreshold; segments under the minimum size (method.minimumSegmentSize) are never flagged. from defaults to 12 months ago, to to now; a date-only from is the start and a date-only to the end (23:59:59.999 UTC) of that day, both inclusive.",
+  description: `Per segment dimension, each segment's rejection rate (95 % Wilson interval) against the dimension baseline, its disparate-impact ratio (favourable-outcome rate over the most favoured segment's) and the four-fifths rule. Divergence flags use the firm's bias thresholds, absolute flags rejectionThreshold; segments under the minimum size (method.minimumSegmentSize) are never flagged. from defaults to 12 months ago, to to now; a date-only from is the start and a date-only to the end (23:59:59.999 UTC) of that day, both inclusive. Bounded: ${PERIOD_BOUNDS_TEXT}; 400 with details beyond (at most ${MAX_PERIOD_DAYS} days per request: ask for a longer history a year at a time).`,
   request: { query: BiasQuery },
   responses: { 200: { description: 'The bias report', schema: BiasReport } },
 });
@@ -103,8 +102,7 @@ export const consumerDutyReport = route({
   permissions: { main: 'read', ledger: 'read' },
   tag: 'Governance',
   summary: 'Consumer Duty metrics of a period',
-  description:
-    "Outcomes, SLA compliance, reviewer workload, document types and monthly buckets of the jobs completed in the period; the same outcomes and SLA for the previous period of equal length; warning/alert states from the firm's Consumer Duty thresholds; and the ledger anchor: the first and last ledger records timestamped inside the period and the chain hash that binds them. from defaults to the start of the current quarter, to to the end of today; a date-only to is the end of that day.",
+  description: `Outcomes, SLA compliance, reviewer workload, document types and monthly buckets of the jobs completed in the period; the same outcomes and SLA for the previous period of equal length; warning/alert states from the firm's Consumer Duty thresholds; and the ledger anchor: the first and last ledger records timestamped inside the period and the chain hash that binds them. from defaults to the start of the current quarter, to to the end of today; a date-only to is the end of that day. Bounded: ${PERIOD_BOUNDS_TEXT}; 400 with details beyond.`,
   request: { query: PeriodQuery },
   responses: { 200: { description: 'The Consumer Duty report', schema: ConsumerDutyReport } },
 });

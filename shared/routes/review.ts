@@ -30,7 +30,7 @@ export const createUpload = route({
   tag: 'Review',
   summary: 'Get a presigned URL to upload a document for review',
   description:
-    "Step one of a submission. PUT the raw bytes to uploadUrl with a Content-Type header equal to contentType, once, within 15 minutes; at most 25 MiB (maxBytes). Then submit the job with documentKey. The key is namespaced under the caller's firm and ends with the sanitised filename. The firm's plan must include review services (PRINCIPAL or BOTH), otherwise 403.",
+    "Step one of a submission. PUT the raw bytes to uploadUrl with the headers of uploadHeaders (Content-Type equal to contentType, and If-None-Match: * which makes the URL single-use: a second PUT is 412), once, within 15 minutes; at most 25 MiB (maxBytes). Then submit the job with documentKey. The key is namespaced under the caller's firm and ends with the sanitised filename. The firm's plan must include review services (PRINCIPAL or BOTH), otherwise 403.",
   request: { body: CreateUploadBody },
   responses: { 200: { description: 'The presigned upload URL and the document key', schema: Upload } },
 });

@@ -31,6 +31,11 @@ export interface Permissions {
    * write: also PutObject (the certificate worker).
    */
   certificates?: 'read' | 'write';
+  /**
+   * Links a user's first sign-in (activatedAt, subject, subject index): the attribute-restricted writes of
+   * activateUser and the token verifier's settings. Only the user-activation worker holds it (issue 12, part 8).
+   */
+  activateUsers?: boolean;
   /** KMS Sign with the ledger key (every ledger append). */
   sign?: boolean;
   /** KMS GetPublicKey only (publishing the key). */
@@ -74,6 +79,22 @@ export function route<
   A extends AuthMode = AuthMode,
 >(def: RouteDef<P, Q, B, A>): RouteDef<P, Q, B, A> {
   return def;
+}
+
+/**
+ * What a route's function is granted and bundled with: its declared Permissions plus what authenticating a
+ * caller takes. Credential lookup reads the main table (API key hash, user by e-mail or subject); a user's
+ * first sign-in is linked by a route that writes the main table anyway, and only queued for the
+ * user-activation worker by any other route, which therefore holds no write on user items (issue 12, part 8).
+ */
+export function routeFunctionPermissions(route: RouteDef): Permissions {
+  if (route.auth.kind === 'public') return route.permissions;
+  const { main, queues = [] } = route.permissions;
+  return {
+    ...route.permissions,
+    main: main ?? 'read',
+    ...(main === 'write' ? {} : { queues: [...new Set([...queues, 'user-activation' as const])] }),
+  };
 }
 
 export const PUBLIC = { kind: 'public' } as const;

@@ -42,6 +42,7 @@ export const ENV = {
   reportingQueueUrl: 'REPORTING_QUEUE_URL',
   webhooksQueueUrl: 'WEBHOOKS_QUEUE_URL',
   certificatesQueueUrl: 'CERTIFICATES_QUEUE_URL',
+  userActivationQueueUrl: 'USER_ACTIVATION_QUEUE_URL',
   /** Public base URL certificates print (verification link, QR code); the embedded stack sets its own. */
   publicBaseUrl: 'PUBLIC_BASE_URL',
   oidcIssuer: 'OIDC_ISSUER',
@@ -88,4 +89,5 @@ export const QUEUE_URL_ENV: Record<QueueName, string> = {
   reporting: ENV.reportingQueueUrl,
   webhooks: ENV.webhooksQueueUrl,
   certificates: ENV.certificatesQueueUrl,
+  'user-activation': ENV.userActivationQueueUrl,
 };

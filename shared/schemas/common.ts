@@ -20,6 +20,8 @@ export const ErrorBody = z
         'IMPACT_ASSESSMENT_REQUIRED',
         'UNPROCESSABLE',
         'PAYLOAD_TOO_LARGE',
+        'URI_TOO_LONG',
+        'HEADERS_TOO_LARGE',
         'RATE_LIMITED',
         'SERVICE_UNAVAILABLE',
         'INTERNAL',

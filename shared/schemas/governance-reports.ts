@@ -1,8 +1,9 @@
 import * as z from 'zod';
 import { DRIFT_WINDOW_BOUNDS, DRIFT_WINDOW_DEFAULTS } from '../domain/governance/models.js';
+import { PERIOD_BOUNDS_TEXT } from '../domain/governance/periods.js';
 import { JOB_OUTCOMES } from '../domain/review/jobs.js';
 import { Timestamp } from './common.js';
-import { ReviewJob } from './review.js';
+import { ReviewJobDetail } from './review.js';
 import { WellFormedString } from './storable-json.js';
 
 const Rate = z
@@ -17,7 +18,7 @@ const Interval = z
   .meta({ description: '95 % Wilson score interval of the rate; null without data' });
 
 const DateOrDateTime = WellFormedString.max(40).meta({
-  description: 'ISO date (YYYY-MM-DD) or date-time; a date-only `to` means the end of that UTC day',
+  description: `ISO date (YYYY-MM-DD) or date-time; a date-only \`to\` means the end of that UTC day; ${PERIOD_BOUNDS_TEXT} (else 400)`,
 });
 
 const windowDays = (fallback: number, what: string) =>
@@ -298,7 +299,8 @@ export const ConsumerDutyReport = z
 
 export const ExplainabilityRecord = z
   .object({
-    job: ReviewJob,
+    /** The job as GET /v1/review/jobs/{id} shows it: review actions anonymised, no workflow internals. */
+    job: ReviewJobDetail,
     reviewer: z.record(z.string(), z.unknown()).nullable(),
     certificate: z.object({ id: z.string(), verificationPath: z.string() }).nullable(),
     ledgerRecord: z.record(z.string(), z.unknown()).nullable(),

@@ -38,7 +38,11 @@ export const Upload = z
   .object({
     uploadUrl: z.url().meta({
       description:
-        'Presigned URL: PUT the raw bytes here with exactly this Content-Type, once, before expiresAt',
+        'Presigned URL: PUT the raw bytes here with exactly the headers of uploadHeaders (Content-Type and If-None-Match: *), once, before expiresAt. A second PUT is 412 PreconditionFailed; a PUT without If-None-Match: * is 403 SignatureDoesNotMatch.',
+    }),
+    uploadHeaders: z.record(z.string(), z.string()).meta({
+      description:
+        'Headers the PUT must carry exactly, signed into uploadUrl: {"Content-Type": contentType, "If-None-Match": "*"}',
     }),
     documentKey: z.string().meta({
       description: 'uploads/<firmId>/<uploadId>/<filename>: pass it to POST /v1/review/jobs',

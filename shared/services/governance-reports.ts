@@ -22,7 +22,12 @@ import {
 } from '../domain/governance/models.js';
 import {
   DAY_MS,
+  EARLIEST_BOUND,
+  EARLIEST_BOUND_MS,
   endOfUtcDay,
+  LATEST_BOUND,
+  LATEST_BOUND_MS,
+  MAX_PERIOD_DAYS,
   monthsBefore,
   parseBound,
   startOfUtcQuarter,
@@ -41,14 +46,19 @@ import {
   projectJobs,
   readPeriodCounters,
 } from '../store/reporting-store.js';
-import { getJob, type ReviewJobItem } from '../store/review-job-store.js';
+import { getJob, type StoredJob } from '../store/review-job-store.js';
+import { presentJobDetail } from './review/job-views.js';
 import { getUser, listUsers } from '../store/user-store.js';
 import { loadFirm } from './firm.js';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 const OPEN_STATUSES: readonly string[] = ['QUEUED', 'ASSIGNED', 'IN_REVIEW', 'ESCALATED'];
 
-/** Resolves optional from/to query values (date-only rules of periods.ts) against defaults; 400 if bad. */
+/**
+ * Resolves optional from/to query values (date-only rules of periods.ts) against defaults; 400 with details
+ * for a value that is not a date, lies outside 1970-01-01..9999-12-31, or a period that is inverted or longer
+ * than MAX_PERIOD_DAYS (so that no report reads or returns an unbounded amount of data).
+ */
 export function resolvePeriod(
   query: { from?: string | undefined; to?: string | undefined },
   defaults: Period,
@@ -56,12 +66,26 @@ export function resolvePeriod(
   const from = query.from === undefined ? defaults.from : parseBound(query.from, 'from');
   const to = query.to === undefined ? defaults.to : parseBound(query.to, 'to');
   const problems = [];
-  if (from === null) problems.push({ path: 'query.from', message: 'Not an ISO date or date-time' });
-  if (to === null) problems.push({ path: 'query.to', message: 'Not an ISO date or date-time' });
-  if (from === null || to === null) throw new ValidationError('Invalid period', problems);
+  for (const [side, value] of [
+    ['from', from],
+    ['to', to],
+  ] as const) {
+    if (value === null) problems.push({ path: `query.${side}`, message: 'Not an ISO date or date-time' });
+    else if (value < EARLIEST_BOUND_MS || value > LATEST_BOUND_MS)
+      problems.push({
+        path: `query.${side}`,
+        message: `Must lie between ${EARLIEST_BOUND} and ${LATEST_BOUND} (UTC)`,
+      });
+  }
+  if (problems.length > 0 || from === null || to === null)
+    throw new ValidationError('Invalid period', problems);
   if (from > to)
     throw new ValidationError('Invalid period', [
       { path: 'query.from', message: 'from must not be after to' },
+    ]);
+  if (to - from > MAX_PERIOD_DAYS * DAY_MS)
+    throw new ValidationError('Invalid period', [
+      { path: 'query.to', message: `The period must not be longer than ${MAX_PERIOD_DAYS} days` },
     ]);
   return { from, to };
 }
@@ -314,20 +338,22 @@ export async function vulnerabilityReport(deps: Deps, firmId: string) {
 
 // ------------------------------------------------------------------------------------- explainability
 
-const isCompleted = (job: ReviewJobItem) =>
+const isCompleted = (job: StoredJob) =>
   (COMPLETED_STATUSES as readonly string[]).includes(job.status) && job.outcome !== null;
 
 async function explainabilityRecord(
   deps: Deps,
   firm: { id: string; name: string; frnNumber: string },
-  job: ReviewJobItem,
+  job: StoredJob,
 ) {
   const [reviewer, ledgerRecord] = await Promise.all([
     job.assignedReviewerId ? getUser(deps, firm.id, job.assignedReviewerId) : null,
     job.ledgerRecordId ? getRecordById(deps, firm.id, job.ledgerRecordId) : null,
   ]);
   return {
-    job,
+    // Presented as GET /v1/review/jobs/{id} presents it: no submitter, pending decision or reviewer user ids
+    // in the actions (the named reviewer below is the one the record states).
+    job: presentJobDetail(job),
     reviewer: reviewer
       ? {
           id: reviewer.id,

@@ -13,6 +13,7 @@ import { loadFirm } from './firm.js';
 
 export interface Upload {
   uploadUrl: string;
+  uploadHeaders: Record<string, string>;
   documentKey: string;
   expiresAt: string;
   maxBytes: number;
@@ -20,7 +21,7 @@ export interface Upload {
 }
 
 /**
- * The upload step: a presigned, single-use, 15-minute PUT URL for one document in the uploads bucket, under a
+ * The upload step: a presigned, single-use (If-None-Match: *), 15-minute PUT URL for one document in the uploads bucket, under a
  * key namespaced by the caller's firm. The service never receives the bytes.
  */
 export async function createUpload(
@@ -32,13 +33,14 @@ export async function createUpload(
   if (!includesReview(firm.plan))
     throw new ForbiddenError(`The firm's plan (${firm.plan}) does not include review services`);
   const documentKey = uploadKey(firm.id, ulid(), input.filename);
-  const { url, expiresAt } = await deps.objects.presignPut('uploads', documentKey, {
+  const { url, expiresAt, headers } = await deps.objects.presignPut('uploads', documentKey, {
     contentType: input.contentType,
     expiresInSeconds: UPLOAD_URL_TTL_SECONDS,
     maxBytes: MAX_UPLOAD_BYTES,
   });
   return {
     uploadUrl: url,
+    uploadHeaders: headers,
     documentKey,
     expiresAt,
     maxBytes: MAX_UPLOAD_BYTES,

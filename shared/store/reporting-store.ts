@@ -13,7 +13,7 @@ import { splitDays, splitPeriod, type Period } from '../domain/governance/period
 import type { LedgerRecord } from '../ledger/record.js';
 import type { Deps } from '../runtime/deps.js';
 import { queryAll, send, withoutKeys } from './dynamo.js';
-import type { ReviewJobItem } from './review-job-store.js';
+import type { StoredJob } from './review-job-store.js';
 import { keys, padSequence, SK_PREFIX } from './keys.js';
 import { conditionFailedAt, writeConditionally, type TransactItem } from './conditional-write.js';
 
@@ -349,7 +349,7 @@ export async function jobsByClientReference(
   deps: Deps,
   firmId: string,
   clientReference: string,
-): Promise<ReviewJobItem[]> {
+): Promise<StoredJob[]> {
   const items = await queryAll(deps.db, {
     TableName: deps.tables.main,
     KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
@@ -360,5 +360,5 @@ export async function jobsByClientReference(
       ':ref': clientReference,
     },
   });
-  return items.map((item) => withoutKeys(item) as unknown as ReviewJobItem);
+  return items.map((item) => withoutKeys(item) as unknown as StoredJob);
 }

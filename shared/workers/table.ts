@@ -56,6 +56,21 @@ export const VERIFICATION_PERMISSIONS: Permissions = {
  */
 export const WORKERS: readonly WorkerDef[] = [
   {
+    name: 'user-activation',
+    handler: 'functions/workers/user-activation',
+    description: "Links a user's first sign-in (activatedAt, subject) queued by a read-only route",
+    trigger: {
+      kind: 'queue',
+      queue: 'user-activation',
+      batchSize: 10,
+      maxReceiveCount: 5,
+      visibilityTimeoutSeconds: 30,
+    },
+    // The one function granted the activation writes; routes that read only queue the sign-in here.
+    permissions: { main: 'read', activateUsers: true },
+    timeoutSeconds: 15,
+  },
+  {
     name: 'ledger-outbox-sweep',
     handler: 'functions/workers/ledger-outbox-sweep',
     description: 'Queues ledger records whose immutable copy was never confirmed',

@@ -79,8 +79,18 @@ describe('least privilege', () => {
     },
   );
 
+  /** The queue a first sign-in on a read-only route goes to (the user-activation worker's event source). */
+  const activationQueue = (): string => {
+    const worker = WORKERS.find((w) => w.name === 'user-activation')!;
+    const fn = functionIdByDescription(template, worker.description);
+    const [, mapping] = onlyResource(template, 'AWS::Lambda::EventSourceMapping', {
+      FunctionName: { Ref: fn },
+    });
+    return referencedId(mapping.Properties.EventSourceArn);
+  };
+
   it.each(ROUTES.filter((route) => route.method === 'GET' && !WRITING_GETS.has(route.path)))(
-    'lets read-only route GET $path write nothing but a first sign-in',
+    'lets read-only route GET $path write nothing; it may only queue a first sign-in',
     (route) => {
       const statements = statementsOf(`GET ${route.path}`);
       const writes = [
@@ -96,12 +106,11 @@ describe('least privilege', () => {
       const allowed = statements.filter((st) => st.Effect === 'Allow');
       for (const action of writes) {
         const granting = allowed.filter((st) => st.Action.some((pattern) => covers(pattern, action)));
-        // The only writes a GET may hold: the attribute-restricted activation of a user's first sign-in.
-        for (const st of granting) {
-          expect(action in ACTIVATION_WRITES).toBe(true);
-          expect(st.Condition).toEqual(ACTIVATION_WRITES[action as keyof typeof ACTIVATION_WRITES]);
-          expect(mentions(st.Resource, ids.main)).toBe(true);
-        }
+        // The only thing a GET may send: a user's first sign-in, to the user-activation queue (issue 12 part 8).
+        if (action === 'sqs:SendMessage' && route.auth.kind !== 'public') {
+          expect(granting).toHaveLength(1);
+          expect(referencedId(granting[0]!.Resource)).toBe(activationQueue());
+        } else expect({ action, granting }).toEqual({ action, granting: [] });
       }
     },
   );
@@ -114,10 +123,8 @@ describe('least privilege', () => {
     const onLedger = allowedOn(statements, ids.ledger);
     expect(onLedger).toContain('dynamodb:Query');
     for (const action of ['dynamodb:PutItem', 'dynamodb:UpdateItem']) expect(onLedger).not.toContain(action);
-    // Its only writes are the attribute-restricted ones of a first sign-in.
-    const writes = statements.filter((s) => s.Action.some((a) => a in ACTIVATION_WRITES));
-    expect(writes).toHaveLength(Object.keys(ACTIVATION_WRITES).length);
-    expect(writes.every((s) => s.Condition !== undefined && mentions(s.Resource, ids.main))).toBe(true);
+    // No write at all, not even a first sign-in's (queued for the user-activation worker instead).
+    expect(statements.filter((s) => s.Action.some((a) => a in ACTIVATION_WRITES))).toEqual([]);
   });
 
   it('lets PATCH /v1/firm/me/settings append a signed record and its immutable copy', () => {
@@ -161,22 +168,49 @@ describe('least privilege', () => {
       expect(withoutTracing(allowedActions(statementsOf(`${route.method} ${route.path}`)))).toEqual([]);
   });
 
-  it('lets authenticated routes look up credentials and activate users, and only that on the main table', () => {
+  it('lets authenticated routes look up credentials; a route that does not write the main table only queues a first sign-in', () => {
     for (const route of ROUTES.filter((r) => r.auth.kind !== 'public')) {
       const statements = statementsOf(`${route.method} ${route.path}`);
       expect(allowedOn(statements, ids.main)).toContain('dynamodb:GetItem');
       if (route.permissions.main === 'write') continue;
-      for (const [action, condition] of Object.entries(ACTIVATION_WRITES)) {
-        const granting = statements.filter(
-          (s) => s.Effect === 'Allow' && s.Action.some((a) => covers(a, action)),
-        );
-        expect(granting).toHaveLength(1);
-        expect(granting[0]!.Condition).toEqual(condition);
-      }
       const onMain = allowedOn(statements, ids.main);
-      for (const action of ['dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'])
-        expect(onMain).not.toContain(action);
+      for (const action of [
+        'dynamodb:PutItem',
+        'dynamodb:UpdateItem',
+        'dynamodb:DeleteItem',
+        'dynamodb:BatchWriteItem',
+      ])
+        expect({ route: route.path, action, granted: onMain.has(action) }).toMatchObject({ granted: false });
+      const sends = statements.filter((s) => s.Effect === 'Allow' && s.Action.includes('sqs:SendMessage'));
+      expect(sends.some((s) => mentions(s.Resource, activationQueue()))).toBe(true);
     }
+  });
+
+  it('gives the first sign-in writes to one function only, the user-activation worker', () => {
+    const holders = everyFunction().filter(({ statements }) =>
+      statements.some(
+        (s) =>
+          s.Effect === 'Allow' && s.Condition !== undefined && s.Action.some((a) => a in ACTIVATION_WRITES),
+      ),
+    );
+    expect(holders.map((h) => h.name)).toEqual(['user-activation']);
+    const worker = holders[0]!;
+    for (const [action, condition] of Object.entries(ACTIVATION_WRITES)) {
+      const granting = worker.statements.filter(
+        (s) => s.Effect === 'Allow' && s.Action.some((a) => covers(a, action)),
+      );
+      expect(granting).toHaveLength(1);
+      expect(granting[0]!.Condition).toEqual(condition);
+      expect(mentions(granting[0]!.Resource, ids.main)).toBe(true);
+    }
+    // It verifies the queued token again, so it knows the issuer.
+    const fn = lambdaFunction(
+      template,
+      functionIdByDescription(template, WORKERS.find((w) => w.name === 'user-activation')!.description),
+    );
+    expect(Object.keys(fn.Properties.Environment.Variables as object)).toEqual(
+      expect.arrayContaining([ENV.oidcIssuer, ENV.oidcAudience, ENV.oidcJwksUrl]),
+    );
   });
 
   it('lets only the certificate worker write certificate PDFs, and only declared readers read them', () => {

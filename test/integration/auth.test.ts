@@ -7,7 +7,17 @@ import { importJWK, type JWK } from 'jose';
 import { localPaths } from '../../shared/runtime/local-deps.js';
 import { keys } from '../../shared/store/keys.js';
 import { getUser } from '../../shared/store/user-store.js';
-import { api, createFirm, seedUser, stack, stackDeps, tokenFor, type TestFirm } from './helpers.js';
+import { activateFromToken } from '../../shared/services/auth.js';
+import {
+  api,
+  createFirm,
+  linkedUser,
+  seedUser,
+  stack,
+  stackDeps,
+  tokenFor,
+  type TestFirm,
+} from './helpers.js';
 
 /** A token signed with the stack's own dev issuer key, with explicit times. */
 async function devToken(
@@ -76,15 +86,41 @@ describe('credentials', () => {
     expect(body.error.message).toMatch(/one credential/);
   });
 
-  it('accepts a user token and stamps activatedAt and the subject on first sign-in', async () => {
+  it('accepts a user token and stamps activatedAt and the subject on first sign-in (queued by a read route)', async () => {
     const user = await seedUser(firm.firmId, 'REVIEWER', `reviewer-${Date.now()}@firm.test`);
     const token = await tokenFor(firm.firmId, user.email);
     const { status, body } = await api('GET', '/v1/firm/me', { token });
     expect(status).toBe(200);
     expect(body.id).toBe(firm.firmId);
+    // A read-only route holds no write on user items: the user-activation worker links the sign-in.
+    const stored = await linkedUser(firm.firmId, user.id);
+    expect(stored.activatedAt).toEqual(expect.any(String));
+    expect(stored.subject).toBe(`local|${user.id}`);
+  });
+
+  it('links a first sign-in at once on a route that writes the main table', async () => {
+    const user = await seedUser(firm.firmId, 'REVIEWER', `reviewer-w-${Date.now()}@firm.test`);
+    const token = await tokenFor(firm.firmId, user.email);
+    expect((await api('GET', '/v1/review/queue', { token })).status).toBe(200);
     const stored = await getUser(stackDeps(), firm.firmId, user.id);
     expect(stored?.activatedAt).toEqual(expect.any(String));
     expect(stored?.subject).toBe(`local|${user.id}`);
+  });
+
+  it('the user-activation worker links nothing for a token that does not verify', async () => {
+    const user = await seedUser(firm.firmId, 'REVIEWER', `reviewer-q-${Date.now()}@firm.test`);
+    const now = Math.floor(Date.now() / 1000);
+    const claims = { email: user.email, [DEV_FIRM_CLAIM]: firm.firmId };
+    const forged = await new SignJWT(claims)
+      .setProtectedHeader({ alg: 'ES256' })
+      .setIssuer(DEV_ISSUER)
+      .setAudience(DEV_AUDIENCE)
+      .setSubject('local|attacker')
+      .setIssuedAt(now)
+      .setExpirationTime(now + 600)
+      .sign((await generateKeyPair('ES256')).privateKey);
+    expect(await activateFromToken(stackDeps(), { token: forged })).toBe(false);
+    expect((await getUser(stackDeps(), firm.firmId, user.id))?.subject).toBeUndefined();
   });
 
   it('finds a linked user by subject after their e-mail changes at the identity provider', async () => {
@@ -92,6 +128,7 @@ describe('credentials', () => {
     expect((await api('GET', '/v1/firm/me', { token: await tokenFor(firm.firmId, user.email) })).status).toBe(
       200,
     );
+    await linkedUser(firm.firmId, user.id);
     const now = Math.floor(Date.now() / 1000);
     const claims = { email: 'new-address@firm.test', [DEV_FIRM_CLAIM]: firm.firmId };
     const renamed = await devToken(claims, `local|${user.id}`, now, now + 600);
@@ -114,6 +151,7 @@ describe('credentials', () => {
     expect((await api('GET', '/v1/firm/me', { token: await tokenFor(firm.firmId, user.email) })).status).toBe(
       200,
     );
+    await linkedUser(firm.firmId, user.id);
     const otherSubject = await devToken(claims, 'local|someone-else', now, now + 600);
     expect((await api('GET', '/v1/firm/me', { token: otherSubject })).status).toBe(401);
 

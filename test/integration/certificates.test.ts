@@ -370,6 +370,16 @@ describe('certificates', () => {
 
     const valid = await api(`GET`, `/v1/verify/${certificateId}`);
     expect(valid.status).toBe(200);
+    // Like the HTML page, never cached (issue 12, part 8): verifiedAt is now, and tampering shows at once.
+    expect(valid.headers.get('cache-control')).toBe('no-store');
+    // Exactly the Verification result of the spec: valid, certificate, record, verifiedAt, reason.
+    expect(Object.keys(valid.body).sort()).toEqual([
+      'certificate',
+      'reason',
+      'record',
+      'valid',
+      'verifiedAt',
+    ]);
     expect(valid.body).toMatchObject({
       valid: true,
       reason: null,

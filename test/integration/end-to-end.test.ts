@@ -106,7 +106,7 @@ describe('a review from upload to certificate, webhooks and reports', () => {
     const put = await fetch(upload.body.uploadUrl, {
       method: 'PUT',
       body: bytes,
-      headers: { 'content-type': upload.body.contentType },
+      headers: upload.body.uploadHeaders,
     });
     expect(put.status).toBe(200);
     const submitted = await api('POST', '/v1/review/jobs', {

@@ -1,4 +1,4 @@
-import { putUserItems, type UserItem } from '../../shared/store/user-store.js';
+import { getUser, putUserItems, type UserItem } from '../../shared/store/user-store.js';
 import { DeleteCommand, PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { keys } from '../../shared/store/keys.js';
 import type { Role } from '../../shared/domain/auth/principal.js';
@@ -155,4 +155,18 @@ export async function seedApprovedAssessment(
         },
       }),
     );
+}
+
+/**
+ * The user once their first sign-in is linked. A read-only route queues the link for the user-activation
+ * worker (issue 12, part 8), so it lands shortly after the request, not with it.
+ */
+export async function linkedUser(firmId: string, userId: string): Promise<UserItem> {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const user = await getUser(stackDeps(), firmId, userId);
+    if (user?.subject) return user;
+    if (Date.now() > deadline) throw new Error(`User ${userId} was never linked`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
 }

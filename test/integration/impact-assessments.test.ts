@@ -419,7 +419,7 @@ async function upload(firm: TestFirm): Promise<string> {
   const put = await fetch(presigned.body.uploadUrl, {
     method: 'PUT',
     body: new Uint8Array(randomBytes(500)),
-    headers: { 'content-type': presigned.body.contentType },
+    headers: presigned.body.uploadHeaders,
   });
   expect(put.status).toBe(200);
   return presigned.body.documentKey;

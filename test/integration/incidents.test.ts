@@ -25,7 +25,7 @@ async function submitJob(firm: TestFirm): Promise<string> {
   await fetch(presigned.body.uploadUrl, {
     method: 'PUT',
     body: new Uint8Array(randomBytes(300)),
-    headers: { 'content-type': presigned.body.contentType },
+    headers: presigned.body.uploadHeaders,
   });
   const job = await api('POST', '/v1/review/jobs', {
     key: firm.key,

@@ -10,16 +10,17 @@ async function upload(
   bytes: Uint8Array = new Uint8Array(randomBytes(2_000)),
   filename = 'Suitability report.pdf',
 ): Promise<{ documentKey: string; bytes: Uint8Array }> {
-  const presigned = await api<{ uploadUrl: string; documentKey: string; contentType: string }>(
-    'POST',
-    '/v1/review/uploads',
-    { key: firm.key, body: { filename } },
-  );
+  const presigned = await api<{
+    uploadUrl: string;
+    documentKey: string;
+    contentType: string;
+    uploadHeaders: Record<string, string>;
+  }>('POST', '/v1/review/uploads', { key: firm.key, body: { filename } });
   expect(presigned.status).toBe(200);
   const put = await fetch(presigned.body.uploadUrl, {
     method: 'PUT',
     body: bytes,
-    headers: { 'content-type': presigned.body.contentType },
+    headers: presigned.body.uploadHeaders,
   });
   expect(put.status).toBe(200);
   return { documentKey: presigned.body.documentKey, bytes };

@@ -68,7 +68,7 @@ async function submitJob(
   const put = await fetch(presigned.body.uploadUrl, {
     method: 'PUT',
     body: bytes,
-    headers: { 'content-type': presigned.body.contentType },
+    headers: presigned.body.uploadHeaders,
   });
   expect(put.status).toBe(200);
   const response = await api('POST', '/v1/review/jobs', {

@@ -11,10 +11,11 @@ interface Upload {
   expiresAt: string;
   maxBytes: number;
   contentType: string;
+  uploadHeaders: Record<string, string>;
 }
 
 const put = (url: string, body: Uint8Array | string, contentType = 'application/pdf') =>
-  fetch(url, { method: 'PUT', body, headers: { 'content-type': contentType } });
+  fetch(url, { method: 'PUT', body, headers: { 'content-type': contentType, 'if-none-match': '*' } });
 
 describe('POST /v1/review/uploads', () => {
   let firm: TestFirm;
@@ -35,8 +36,10 @@ describe('POST /v1/review/uploads', () => {
       'documentKey',
       'expiresAt',
       'maxBytes',
+      'uploadHeaders',
       'uploadUrl',
     ]);
+    expect(upload.uploadHeaders).toEqual({ 'Content-Type': 'application/pdf', 'If-None-Match': '*' });
     expect(upload.documentKey).toMatch(
       new RegExp(`^uploads/${firm.firmId}/[0-9A-HJKMNP-TV-Z]{26}/Suitability_report\\.pdf$`),
     );
@@ -56,14 +59,31 @@ describe('POST /v1/review/uploads', () => {
     expect(stored!.contentType).toBe('application/pdf');
   });
 
-  it('refuses a second PUT to the same URL (single use) and keeps the first bytes', async () => {
+  it('refuses a second PUT to the same URL with 412, as S3 does with If-None-Match: *, and keeps the first bytes', async () => {
     const upload = await requestUpload();
-    expect((await put(upload.uploadUrl, 'first')).status).toBe(200);
+    const first = await fetch(upload.uploadUrl, {
+      method: 'PUT',
+      body: 'first',
+      headers: upload.uploadHeaders,
+    });
+    expect(first.status).toBe(200);
     const second = await put(upload.uploadUrl, 'second');
-    expect(second.status).toBe(403);
-    expect(await second.text()).toContain('<Code>AccessDenied</Code>');
+    expect(second.status).toBe(412);
+    expect(await second.text()).toContain('<Code>PreconditionFailed</Code>');
     const stored = await stackDeps().objects.get('uploads', upload.documentKey);
     expect(Buffer.from(stored!.body).toString()).toBe('first');
+  });
+
+  it('refuses a PUT without If-None-Match: * (signed into the URL, as in S3) and stores nothing', async () => {
+    const upload = await requestUpload();
+    const response = await fetch(upload.uploadUrl, {
+      method: 'PUT',
+      body: 'x',
+      headers: { 'content-type': 'application/pdf' },
+    });
+    expect(response.status).toBe(403);
+    expect(await response.text()).toContain('SignatureDoesNotMatch');
+    expect(await stackDeps().objects.get('uploads', upload.documentKey)).toBeNull();
   });
 
   it('refuses a PUT with another Content-Type', async () => {
@@ -156,5 +176,35 @@ describe('POST /v1/review/uploads', () => {
     const response = await api('POST', '/v1/review/uploads', { key: firm.key, body });
     expect([response.status, response.body.error.code]).toEqual([400, 'VALIDATION_ERROR']);
     if (path) expect(response.body.error.details.map((d: { path: string }) => d.path)).toContain(path);
+  });
+});
+
+describe('POST /v1/review/jobs: the upload’s size is checked before it is read', () => {
+  it('answers 413 PAYLOAD_TOO_LARGE for an object over the limit (as S3 would hold one) and writes nothing', async () => {
+    const firm = await createFirm('BOTH');
+    const upload = await api<Upload>('POST', '/v1/review/uploads', {
+      key: firm.key,
+      body: { filename: 'huge.pdf' },
+    });
+    // S3 accepts any size on a presigned PUT: stand in for that by writing the object directly.
+    await stackDeps().objects.put(
+      'uploads',
+      upload.body.documentKey,
+      new Uint8Array(MAX_UPLOAD_BYTES + 1),
+      'application/pdf',
+    );
+    const submitted = await api('POST', '/v1/review/jobs', {
+      key: firm.key,
+      body: {
+        documentKey: upload.body.documentKey,
+        documentType: 'SUITABILITY_REPORT',
+        clientReference: 'CLI-1',
+        documentReference: 'DOC-1',
+        factFindSummary: {},
+      },
+    });
+    expect([submitted.status, submitted.body.error.code]).toEqual([413, 'PAYLOAD_TOO_LARGE']);
+    const jobs = await api('GET', '/v1/review/jobs', { key: firm.key });
+    expect(jobs.body.data).toEqual([]);
   });
 });

@@ -1,5 +1,5 @@
 import { getUser } from '../../shared/store/user-store.js';
-import { api, createFirm, seedUser, stackDeps, tokenFor, type TestFirm } from './helpers.js';
+import { api, createFirm, linkedUser, seedUser, stackDeps, tokenFor, type TestFirm } from './helpers.js';
 
 const USER_FIELDS = [
   'activatedAt',
@@ -41,6 +41,7 @@ describe('users', () => {
     it('lists the users with exactly the specification fields, never the OIDC subject', async () => {
       // The admin has signed in (adminToken), so the store holds a subject for them.
       expect((await api('GET', '/v1/firm/me', { token: adminToken })).status).toBe(200);
+      await linkedUser(firm.firmId, firm.admin.id);
       const { status, body } = await api('GET', '/v1/firm/me/users', { key: firm.key });
       expect(status).toBe(200);
       const admin = body.find((u: { id: string }) => u.id === firm.admin.id);
@@ -98,6 +99,7 @@ describe('users', () => {
 
       const token = await tokenFor(firm.firmId, body.email);
       expect((await api('GET', '/v1/firm/me', { token })).status).toBe(200);
+      await linkedUser(firm.firmId, body.id); // a read route queues the first sign-in's link
       const after = await api('GET', '/v1/firm/me/users', { key: firm.key });
       expect(after.body.find((u: { id: string }) => u.id === body.id).activatedAt).toMatch(ISO);
     });
@@ -451,6 +453,7 @@ describe('users', () => {
       });
       expect([status, body.error.code]).toEqual([400, 'VALIDATION_ERROR']);
       expect((await api('GET', '/v1/firm/me', { token: adminToken })).status).toBe(200);
+      await linkedUser(firm.firmId, firm.admin.id);
     });
 
     it("answers 404 for an unknown user and another firm's user, 403 for a non-admin", async () => {

@@ -465,7 +465,7 @@ describe('webhook delivery', () => {
     const put = await fetch(presigned.body.uploadUrl, {
       method: 'PUT',
       body: bytes,
-      headers: { 'content-type': presigned.body.contentType },
+      headers: presigned.body.uploadHeaders,
     });
     expect(put.status).toBe(200);
     const job = await api('POST', '/v1/review/jobs', {

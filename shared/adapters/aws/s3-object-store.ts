@@ -1,8 +1,11 @@
 import type { S3Client } from '@aws-sdk/client-s3';
 import {
   ImmutableObjectError,
+  presignedPutHeaders,
   type BucketName,
+  type ObjectInfo,
   type ObjectStore,
+  type ObjectStream,
   type PresignedGet,
   type PresignedPut,
   type PresignGetOptions,
@@ -28,9 +31,11 @@ export class S3ObjectStore implements ObjectStore {
   }
 
   /**
-   * A SigV4 query-string presigned PutObject. Content-Type is a signed header, so S3 refuses a PUT with any
-   * other type. S3 cannot limit the size of a presigned PUT nor make it single-use: whoever consumes the
-   * upload checks its size and deletes the key (docs/architecture.md, "Document uploads").
+   * A SigV4 query-string presigned PutObject. Content-Type and `If-None-Match: *` are signed headers: S3 refuses
+   * a PUT with another type or without the condition (SignatureDoesNotMatch), and a second PUT to the key
+   * fails its condition (412 PreconditionFailed), so the URL is single-use. S3 cannot limit the size of a
+   * presigned PUT: the consumer of the upload checks it with HeadObject before reading (docs/architecture.md,
+   * "Document uploads").
    */
   async presignPut(bucket: BucketName, key: string, options: PresignPutOptions): Promise<PresignedPut> {
     const signingDate = new Date(this.now());
@@ -40,12 +45,22 @@ export class S3ObjectStore implements ObjectStore {
     ]);
     const url = await getSignedUrl(
       await this.client(),
-      new PutObjectCommand({ Bucket: this.buckets[bucket], Key: key, ContentType: options.contentType }),
-      { expiresIn: options.expiresInSeconds, signingDate, signableHeaders: new Set(['content-type']) },
+      new PutObjectCommand({
+        Bucket: this.buckets[bucket],
+        Key: key,
+        ContentType: options.contentType,
+        IfNoneMatch: '*',
+      }),
+      {
+        expiresIn: options.expiresInSeconds,
+        signingDate,
+        signableHeaders: new Set(['content-type', 'if-none-match']),
+      },
     );
     return {
       url,
       expiresAt: new Date(signingDate.getTime() + options.expiresInSeconds * 1000).toISOString(),
+      headers: presignedPutHeaders(options.contentType),
     };
   }
 
@@ -104,7 +119,43 @@ export class S3ObjectStore implements ObjectStore {
         contentType: response.ContentType ?? 'application/octet-stream',
       };
     } catch (error) {
-      if ((error as Error).name === 'NoSuchKey' || httpStatusOf(error) === 404) return null;
+      if (isNotFound(error)) return null;
+      throw error;
+    }
+  }
+
+  /** HeadObject: size and type without reading the body; null when absent. */
+  async head(bucket: BucketName, key: string): Promise<ObjectInfo | null> {
+    const { HeadObjectCommand } = await import('@aws-sdk/client-s3');
+    try {
+      const response = await (
+        await this.client()
+      ).send(new HeadObjectCommand({ Bucket: this.buckets[bucket], Key: key }));
+      return {
+        size: response.ContentLength ?? 0,
+        contentType: response.ContentType ?? 'application/octet-stream',
+      };
+    } catch (error) {
+      if (isNotFound(error)) return null;
+      throw error;
+    }
+  }
+
+  /** GetObject, its body left as the SDK's stream (chunks as they arrive); null when absent. */
+  async stream(bucket: BucketName, key: string): Promise<ObjectStream | null> {
+    const { GetObjectCommand } = await import('@aws-sdk/client-s3');
+    try {
+      const response = await (
+        await this.client()
+      ).send(new GetObjectCommand({ Bucket: this.buckets[bucket], Key: key }));
+      const body = response.Body as AsyncIterable<Uint8Array> | undefined;
+      return {
+        size: response.ContentLength ?? 0,
+        contentType: response.ContentType ?? 'application/octet-stream',
+        body: body ?? (async function* () {})(),
+      };
+    } catch (error) {
+      if (isNotFound(error)) return null;
       throw error;
     }
   }
@@ -127,6 +178,11 @@ export class S3ObjectStore implements ObjectStore {
     const { DeleteObjectCommand } = await import('@aws-sdk/client-s3');
     await (await this.client()).send(new DeleteObjectCommand({ Bucket: this.buckets[bucket], Key: key }));
   }
+}
+
+function isNotFound(error: unknown): boolean {
+  const name = (error as Error).name;
+  return name === 'NoSuchKey' || name === 'NotFound' || httpStatusOf(error) === 404;
 }
 
 function isPreconditionFailed(error: unknown): boolean {

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import type { HttpRoute } from '../../routes.js';
 import { errorResponse } from '../../http/errors.js';
@@ -23,6 +24,15 @@ export type LocalPathHandler = (
 
 /** API Gateway's HTTP API payload limit. */
 const MAX_BODY_BYTES = 10 * 1024 * 1024;
+
+/**
+ * API Gateway's HTTP API limit on the request line and header values together (10,240 bytes, not adjustable).
+ * The local server enforces the same, in the error envelope: 414 URI_TOO_LONG when the request line alone is
+ * over it, else 431 HEADERS_TOO_LARGE.
+ */
+export const MAX_REQUEST_LINE_AND_HEADERS_BYTES = 10_240;
+/** What Node's parser accepts before our check sees the request (past it, the clientError envelope below). */
+const NODE_MAX_HEADER_BYTES = 64 * 1024;
 
 interface CompiledRoute extends HttpRoute {
   pattern: RegExp;
@@ -66,7 +76,7 @@ export function createApiServer(options: {
   localPaths?: LocalPathHandler;
 }): Server {
   const compiled = options.routes.map(compile).sort(moreSpecificFirst);
-  return createServer((request, response) => {
+  const server = createServer({ maxHeaderSize: NODE_MAX_HEADER_BYTES }, (request, response) => {
     const requestId = randomUUID();
     handle(request, response, requestId).catch((error: unknown) => {
       console.error('Local API gateway error', error);
@@ -74,8 +84,30 @@ export function createApiServer(options: {
       else response.destroy();
     });
   });
+  // A request Node's parser refuses (headers past NODE_MAX_HEADER_BYTES, malformed HTTP) still gets the envelope.
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
+    if (error.code === 'ECONNRESET' || !socket.writable) return void socket.destroy();
+    const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
+    const result = tooLarge
+      ? errorResponse('HEADERS_TOO_LARGE', tooLargeMessage('Request line and headers'), randomUUID())
+      : errorResponse('VALIDATION_ERROR', 'Malformed HTTP request', randomUUID());
+    const body = result.body ?? '';
+    const head = [
+      `HTTP/1.1 ${result.statusCode} ${tooLarge ? 'Request Header Fields Too Large' : 'Bad Request'}`,
+      ...Object.entries(result.headers ?? {}).map(([name, value]) => `${name}: ${String(value)}`),
+      `content-length: ${Buffer.byteLength(body)}`,
+      'connection: close',
+    ];
+    socket.end(`${head.join('\r\n')}\r\n\r\n${body}`);
+  });
+  return server;
 
   async function handle(request: IncomingMessage, response: ServerResponse, requestId: string) {
+    const oversize = requestLineAndHeadersCheck(request, requestId);
+    if (oversize) {
+      await readBody(request, 0);
+      return send(response, oversize);
+    }
     if (options.localPaths && (await options.localPaths(request, response, (max) => readBody(request, max))))
       return;
     const body = await readBody(request, MAX_BODY_BYTES);
@@ -109,6 +141,28 @@ export function createApiServer(options: {
     const result = await handler(event, lambdaContext(match.route.route.operationId));
     send(response, result);
   }
+}
+
+const tooLargeMessage = (what: string) =>
+  `${what} exceed ${MAX_REQUEST_LINE_AND_HEADERS_BYTES} bytes (the API Gateway limit)`;
+
+/** API Gateway's limit on the request line and header values, in the envelope; null within it. */
+function requestLineAndHeadersCheck(
+  request: IncomingMessage,
+  requestId: string,
+): APIGatewayProxyStructuredResultV2 | null {
+  const line = Buffer.byteLength(`${request.method ?? ''} ${request.url ?? ''} HTTP/${request.httpVersion}`);
+  if (line > MAX_REQUEST_LINE_AND_HEADERS_BYTES)
+    return errorResponse('URI_TOO_LONG', tooLargeMessage('The request line'), requestId);
+  let total = line;
+  for (let i = 1; i < request.rawHeaders.length; i += 2) total += Buffer.byteLength(request.rawHeaders[i]!);
+  if (total > MAX_REQUEST_LINE_AND_HEADERS_BYTES)
+    return errorResponse(
+      'HEADERS_TOO_LARGE',
+      tooLargeMessage('The request line and header values'),
+      requestId,
+    );
+  return null;
 }
 
 function readBody(request: IncomingMessage, maxBytes: number): Promise<Buffer | null> {

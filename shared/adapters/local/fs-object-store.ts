@@ -1,10 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { link, mkdir, readFile, readdir, rename, rm, writeFile } from 'node:fs/promises';
+import { createReadStream } from 'node:fs';
+import { link, mkdir, readFile, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
 import {
   ImmutableObjectError,
   type BucketName,
+  type ObjectInfo,
   type ObjectStore,
+  type ObjectStream,
   type PresignedGet,
   type PresignedPut,
   type PresignGetOptions,
@@ -132,6 +135,30 @@ export class FsObjectStore implements ObjectStore, UploadSink {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
       throw error;
     }
+  }
+
+  async head(bucket: BucketName, key: string): Promise<ObjectInfo | null> {
+    const { data, meta } = this.paths(bucket, key);
+    try {
+      const { size } = await stat(data);
+      return { size, contentType: await this.contentTypeOf(meta) };
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+      throw error;
+    }
+  }
+
+  async stream(bucket: BucketName, key: string): Promise<ObjectStream | null> {
+    const info = await this.head(bucket, key);
+    if (!info) return null;
+    return { ...info, body: createReadStream(this.paths(bucket, key).data) };
+  }
+
+  private async contentTypeOf(meta: string): Promise<string> {
+    const { contentType } = JSON.parse(await readFile(meta, 'utf8').catch(() => '{}')) as {
+      contentType?: string;
+    };
+    return contentType ?? 'application/octet-stream';
   }
 
   async *list(bucket: BucketName, prefix: string): AsyncIterable<string> {

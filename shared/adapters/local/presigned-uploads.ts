@@ -2,12 +2,13 @@ import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type {
-  BucketName,
-  PresignedGet,
-  PresignedPut,
-  PresignGetOptions,
-  StoredObject,
+import {
+  presignedPutHeaders,
+  type BucketName,
+  type PresignedGet,
+  type PresignedPut,
+  type PresignGetOptions,
+  type StoredObject,
 } from '../../ports/object-store.js';
 import type { PresignPutOptions } from '../../ports/object-store.js';
 
@@ -100,6 +101,7 @@ export function presignLocalPut(
   return {
     url: `${baseUrl.replace(/\/$/, '')}${LOCAL_OBJECTS_PREFIX}${bucket}/${encodeKey(key)}?${query}`,
     expiresAt: new Date(expires * 1000).toISOString(),
+    headers: presignedPutHeaders(options.contentType),
   };
 }
 
@@ -197,6 +199,7 @@ export function verifyPut(
   requestUrl: string,
   contentTypeHeader: string | undefined,
   nowMs: number,
+  ifNoneMatchHeader?: string,
 ): VerifyResult {
   const denied = (code: string, message: string): VerifyResult => ({ ok: false, status: 403, code, message });
   const url = new URL(requestUrl, 'http://localhost');
@@ -234,6 +237,9 @@ export function verifyPut(
   // The header is part of what S3 signs: a different Content-Type is a signature mismatch there too.
   if ((contentTypeHeader ?? '').trim().toLowerCase() !== contentType.toLowerCase())
     return denied('SignatureDoesNotMatch', 'Content-Type does not match the signed content type');
+  // Like the S3 URL, the local one is signed with If-None-Match: * (single use): the PUT must send it.
+  if ((ifNoneMatchHeader ?? '').trim() !== '*')
+    return denied('SignatureDoesNotMatch', 'The signed header If-None-Match: * is missing');
   return { ok: true, grant };
 }
 
@@ -294,6 +300,7 @@ export function presignedUploadHandler(options: {
       request.url,
       request.headers['content-type'],
       now(),
+      request.headers['if-none-match'],
     );
     if (!verified.ok) {
       await readBody(0);
@@ -301,9 +308,17 @@ export function presignedUploadHandler(options: {
       return true;
     }
     const { bucket, key, contentType, maxBytes } = verified.grant;
+    // If-None-Match: * fails on an existing key: 412, as S3 answers a second PUT of the URL.
+    const used = () =>
+      s3Error(
+        response,
+        412,
+        'PreconditionFailed',
+        'At least one of the pre-conditions you specified did not hold',
+      );
     if (await options.sink.exists(bucket, key)) {
       await readBody(0);
-      s3Error(response, 403, 'AccessDenied', 'This upload URL has already been used');
+      used();
       return true;
     }
     const body = await readBody(maxBytes);
@@ -317,7 +332,7 @@ export function presignedUploadHandler(options: {
       return true;
     }
     if (!(await options.sink.putIfAbsent(bucket, key, new Uint8Array(body), contentType))) {
-      s3Error(response, 403, 'AccessDenied', 'This upload URL has already been used');
+      used();
       return true;
     }
     response.writeHead(200, { 'content-length': '0' });

@@ -12,6 +12,19 @@ export interface Period {
   to: number;
 }
 
+/**
+ * Bounds of a requested report period (issue 12, part 5): each bound between 1970-01-01 and 9999-12-31 (UTC),
+ * and at most MAX_PERIOD_DAYS from `from` to `to`, so a request reads and returns a bounded amount of data.
+ */
+export const MAX_PERIOD_DAYS = 366;
+export const EARLIEST_BOUND = '1970-01-01';
+export const LATEST_BOUND = '9999-12-31';
+export const EARLIEST_BOUND_MS = Date.parse(`${EARLIEST_BOUND}T00:00:00.000Z`);
+export const LATEST_BOUND_MS = Date.parse(`${LATEST_BOUND}T23:59:59.999Z`);
+
+/** How the bounds read in route descriptions and error messages. */
+export const PERIOD_BOUNDS_TEXT = `each bound between ${EARLIEST_BOUND} and ${LATEST_BOUND}, to at most ${MAX_PERIOD_DAYS} days after from`;
+
 const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
 
 /** Whether the value is a calendar date without a time (YYYY-MM-DD). */

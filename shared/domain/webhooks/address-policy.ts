@@ -4,7 +4,8 @@ import { BlockList, isIP } from 'node:net';
  * Which network addresses a webhook may be delivered to (server-side request forgery policy). A webhook URL
  * is chosen by a customer, and our workers run inside AWS: without this policy a URL could make the worker
  * call the instance metadata service, our VPC, or the worker's own loopback services. Only public unicast
- * addresses are allowed; loopback only when the embedded development stack allows it.
+ * addresses are allowed (IPv6: global unicast 2000::/3 only); loopback only when the embedded development stack
+ * allows it.
  */
 export interface AddressPolicy {
   /** 127.0.0.0/8 and ::1: the developer's own machine (embedded stack only; never in AWS). */
@@ -50,6 +51,7 @@ const FORBIDDEN: ReadonlyArray<{ reason: string; family: 'ipv4' | 'ipv6'; ranges
       ['0.0.0.0', 8],
       ['192.0.0.0', 24],
       ['192.0.2.0', 24],
+      ['192.88.99.0', 24], // 6to4 relay anycast
       ['198.18.0.0', 15],
       ['198.51.100.0', 24],
       ['203.0.113.0', 24],
@@ -70,10 +72,19 @@ const FORBIDDEN: ReadonlyArray<{ reason: string; family: 'ipv4' | 'ipv6'; ranges
       ['64:ff9b::', 96],
       ['64:ff9b:1::', 48],
       ['2002::', 16],
-      ['2001::', 32],
+      ['2001::', 23], // IETF special-purpose block: Teredo 2001::/32, benchmarking, ORCHID and the rest
+      ['3fff::', 20], // documentation (RFC 9637)
     ],
   },
 ];
+
+/**
+ * IPv6 is allowed only inside the global unicast space, 2000::/3 (RFC 4291), less the blocks above: anything
+ * else (IPv4-translated ::ffff:0:0:0/96, NAT64, discard, reserved and future ranges) is refused even if no
+ * block names it. IPv4-mapped addresses (::ffff:a.b.c.d) are judged as the IPv4 address they carry.
+ */
+const GLOBAL_UNICAST_V6 = new BlockList();
+GLOBAL_UNICAST_V6.addSubnet('2000::', 3, 'ipv6');
 
 const BLOCKS = FORBIDDEN.map(({ reason, family, ranges }) => {
   const list = new BlockList();
@@ -112,6 +123,7 @@ export function forbiddenAddressReason(address: string, policy: AddressPolicy): 
     if (block.loopback && policy.allowLoopback) return null;
     return block.reason;
   }
+  if (family === 'ipv6' && !GLOBAL_UNICAST_V6.check(bare, 'ipv6')) return 'not a global unicast address';
   return null;
 }
 

@@ -58,14 +58,18 @@ export function presentJob(job: StoredJob): ReviewJobItem {
 }
 
 /**
- * One of the firm's jobs with its anonymised review actions (oldest first; reviewers as "Reviewer 1",
- * "Reviewer 2" in order of appearance within the job); 404 for an unknown id or another firm's job.
+ * A job with its anonymised review actions (oldest first; reviewers as "Reviewer 1", "Reviewer 2" in order of
+ * appearance within the job): the one presentation of a single job, for the job endpoint and explainability.
  */
+export function presentJobDetail(job: StoredJob): ReviewJobItem & { reviewActions: ReviewAction[] } {
+  return { ...presentJob(job), reviewActions: anonymiseActions(job.actionLog ?? []) };
+}
+
+/** One of the firm's jobs, presented with its review actions; 404 for an unknown id or another firm's job. */
 export async function getReviewJob(
   deps: Deps,
   firmId: string,
   jobId: string,
 ): Promise<ReviewJobItem & { reviewActions: ReviewAction[] }> {
-  const job = await loadJob(deps, firmId, jobId);
-  return { ...presentJob(job), reviewActions: anonymiseActions(job.actionLog ?? []) };
+  return presentJobDetail(await loadJob(deps, firmId, jobId));
 }

@@ -19,8 +19,6 @@ import {
   DocumentNotFoundError,
   ForbiddenError,
   ImpactAssessmentRequiredError,
-  PayloadTooLargeError,
-  UnprocessableError,
   ValidationError,
 } from '../../errors.js';
 import { appendRecord } from '../../ledger-writer/append.js';
@@ -41,6 +39,7 @@ import { waitingPutItem } from '../../store/review-queue-store.js';
 import { findDocumentType } from '../document-types.js';
 import { loadFirm } from '../firm.js';
 import { presentJob } from './job-views.js';
+import { readUpload } from './upload-read.js';
 import { routeFirm } from './routing.js';
 
 export interface SubmitJobInput {
@@ -100,19 +99,10 @@ export async function submitJob(
   const keyHash = sha256Hex(input.documentKey);
   if (await isUploadUsed(deps, firm.id, keyHash)) throw usedError();
 
-  let object: StoredObject | null;
-  try {
-    object = await deps.objects.get('uploads', input.documentKey);
-  } catch (error) {
-    logger.warn('Reading an upload failed', { documentKey: input.documentKey, error: error as Error });
-    throw new UnprocessableError('The document could not be read from storage; retry');
-  }
-  if (!object) throw notFound();
-  if (object.body.byteLength > MAX_UPLOAD_BYTES)
-    throw new PayloadTooLargeError(`The document exceeds ${MAX_UPLOAD_BYTES} bytes`);
+  const object = await readUpload(deps, input.documentKey, MAX_UPLOAD_BYTES);
 
   const jobId = jobIdOfUpload(upload.uploadId);
-  const documentHash = sha256Hex(object.body);
+  const documentHash = object.sha256;
   const copyKey = documentCopyKey(firm.id, jobId, upload.filename);
   await copyToImmutable(deps, copyKey, object);
 

@@ -41,13 +41,24 @@ describe('local presigned PUT URLs', () => {
     expect(new URL(url).searchParams.get('signature')).toBe(expected);
   });
 
-  it('accepts a genuine URL with the signed Content-Type until expiry, inclusive', () => {
-    const { url } = presignLocalPut(SECRET, BASE, 'uploads', KEY, OPTIONS, T0);
-    expect(verifyPut(SECRET, pathOf(url), 'application/pdf', T0)).toMatchObject({
+  it('accepts a genuine URL with the signed Content-Type and If-None-Match: * until expiry, inclusive', () => {
+    const { url, headers } = presignLocalPut(SECRET, BASE, 'uploads', KEY, OPTIONS, T0);
+    expect(headers).toEqual({ 'Content-Type': 'application/pdf', 'If-None-Match': '*' });
+    expect(verifyPut(SECRET, pathOf(url), 'application/pdf', T0, '*')).toMatchObject({
       ok: true,
       grant: { bucket: 'uploads', key: KEY, contentType: 'application/pdf', maxBytes: 1024 },
     });
-    expect(verifyPut(SECRET, pathOf(url), 'application/pdf', T0 + 900_000).ok).toBe(true);
+    expect(verifyPut(SECRET, pathOf(url), 'application/pdf', T0 + 900_000, '*').ok).toBe(true);
+  });
+
+  it('refuses a PUT without If-None-Match: * (a signed header, as in S3)', () => {
+    const { url } = presignLocalPut(SECRET, BASE, 'uploads', KEY, OPTIONS, T0);
+    for (const header of [undefined, '"etag"', ''])
+      expect(verifyPut(SECRET, pathOf(url), 'application/pdf', T0, header)).toMatchObject({
+        ok: false,
+        status: 403,
+        code: 'SignatureDoesNotMatch',
+      });
   });
 
   it('refuses an expired URL', () => {
@@ -148,7 +159,7 @@ describe('presigned upload handler', () => {
   afterAll(() => new Promise<void>((done) => server.close(() => done())));
 
   const put = (url: string, body: Uint8Array | string, contentType = 'application/pdf') =>
-    fetch(url, { method: 'PUT', body, headers: { 'content-type': contentType } });
+    fetch(url, { method: 'PUT', body, headers: { 'content-type': contentType, 'if-none-match': '*' } });
 
   it('stores the bytes once, then refuses the same URL', async () => {
     now = T0;
@@ -159,8 +170,8 @@ describe('presigned upload handler', () => {
     expect(Buffer.from((await store.get('uploads', key))!.body).toString()).toBe('hello');
     expect((await store.get('uploads', key))!.contentType).toBe('application/pdf');
     const second = await put(url, 'other');
-    expect(second.status).toBe(403);
-    expect(await second.text()).toContain('<Code>AccessDenied</Code>');
+    expect(second.status).toBe(412);
+    expect(await second.text()).toContain('<Code>PreconditionFailed</Code>');
     expect(Buffer.from((await store.get('uploads', key))!.body).toString()).toBe('hello');
   });
 

@@ -15,9 +15,9 @@ describe('S3ObjectStore.presignPut', () => {
     () => now,
   );
 
-  it('signs a PutObject for the bucket and key with content-type as a signed header', async () => {
+  it('signs a single-use PutObject: content-type and If-None-Match: * as signed headers', async () => {
     const key = 'uploads/firm_x/01J0000000000000000000000E/report.pdf';
-    const { url, expiresAt } = await store.presignPut('uploads', key, {
+    const { url, expiresAt, headers } = await store.presignPut('uploads', key, {
       contentType: 'application/pdf',
       expiresInSeconds: 900,
       maxBytes: 1024,
@@ -28,9 +28,14 @@ describe('S3ObjectStore.presignPut', () => {
     expect(parsed.searchParams.get('X-Amz-Signature')).toMatch(/^[0-9a-f]{64}$/);
     expect(parsed.searchParams.get('X-Amz-Expires')).toBe('900');
     expect(parsed.searchParams.get('X-Amz-Date')).toBe('20260101T120000Z');
-    expect(parsed.searchParams.get('X-Amz-SignedHeaders')?.split(';')).toEqual(
-      expect.arrayContaining(['content-type', 'host']),
-    );
+    expect(parsed.searchParams.get('X-Amz-SignedHeaders')?.split(';').sort()).toEqual([
+      'content-type',
+      'host',
+      'if-none-match',
+    ]);
+    // The condition is a header S3 must receive, never hoisted into the query (S3 would ignore it there).
+    expect([...parsed.searchParams.keys()].map((k) => k.toLowerCase())).not.toContain('if-none-match');
+    expect(headers).toEqual({ 'Content-Type': 'application/pdf', 'If-None-Match': '*' });
     expect(expiresAt).toBe('2026-01-01T12:15:00.000Z');
   });
 });

@@ -45,18 +45,37 @@ describe('webhook address policy', () => {
     ['64:ff9b::a9fe:a9fe', 'tunnelling'],
     ['2002:a9fe:a9fe::1', 'tunnelling'],
     ['::127.0.0.1', 'unspecified'],
+    // Issue 12 part 8: only global unicast IPv6 (2000::/3), less its special blocks.
+    ['::ffff:0:a9fe:a9fe', 'not a global unicast'], // IPv4-translated (SIIT) link-local
+    ['::ffff:0:7f00:1', 'not a global unicast'], // IPv4-translated loopback
+    ['64:ff9b:1::a9fe:a9fe', 'tunnelling'], // local-use NAT64
+    ['2001:0:4136:e378:8000:63bf:3fff:fdd2', 'tunnelling'], // Teredo
+    ['2001:2::1', 'tunnelling'], // benchmarking, in the IETF special-purpose block
+    ['2001:db8::1', 'documentation'],
+    ['3fff::1', 'documentation'],
+    ['fd12:3456::1', 'private'], // unique local
+    ['febf::1', 'link-local'],
+    ['ff0e::1', 'multicast'],
+    ['100::1', 'reserved'], // discard-only
+    ['4000::1', 'not a global unicast'], // reserved space outside 2000::/3
+    ['1::1', 'not a global unicast'],
+    ['192.88.99.1', 'reserved'], // 6to4 relay anycast
   ])('refuses %s in production (%s)', (address, why) => {
     const reason = forbiddenAddressReason(address, production);
     expect(reason).not.toBeNull();
     expect(reason).toContain(why);
   });
 
-  it.each(['93.184.216.34', '8.8.8.8', '172.32.0.1', '2606:4700:4700::1111', '::ffff:8.8.8.8'])(
-    'allows the public address %s',
-    (address) => {
-      expect(forbiddenAddressReason(address, production)).toBeNull();
-    },
-  );
+  it.each([
+    '93.184.216.34',
+    '8.8.8.8',
+    '172.32.0.1',
+    '2606:4700:4700::1111',
+    '2a00:1450:4009:81f::200e',
+    '::ffff:8.8.8.8',
+  ])('allows the public address %s', (address) => {
+    expect(forbiddenAddressReason(address, production)).toBeNull();
+  });
 
   it('allows loopback only under the development flag, and nothing else private with it', () => {
     expect(forbiddenAddressReason('127.0.0.1', development)).toBeNull();

@@ -1,4 +1,11 @@
 import { bundleDefines, bundledClients } from '../../../lib/bundling.js';
+import {
+  ANY_CREDENTIAL,
+  PUBLIC,
+  routeFunctionPermissions,
+  type Permissions,
+  type RouteDef,
+} from '../../../shared/routes/route.js';
 
 describe('bundledClients', () => {
   it('bundles no optional client for a function that only uses DynamoDB', () => {
@@ -27,5 +34,24 @@ describe('bundledClients', () => {
       'process.env.GLS_BUNDLE_SIGN': '"true"',
     });
     expect(bundleDefines({ publicKey: true })['process.env.GLS_BUNDLE_SIGN']).toBe('"false"');
+  });
+});
+
+describe('routeFunctionPermissions (what a route function is granted and bundled with)', () => {
+  const route = (permissions: Permissions, auth: RouteDef['auth'] = ANY_CREDENTIAL) =>
+    ({ permissions, auth }) as RouteDef;
+
+  it('lets a route that does not write the main table read it and queue a first sign-in (SQS bundled)', () => {
+    const effective = routeFunctionPermissions(route({ ledger: 'read' }));
+    expect(effective).toEqual({ ledger: 'read', main: 'read', queues: ['user-activation'] });
+    expect(bundledClients(effective).sqs).toBe(true);
+  });
+
+  it('adds nothing to a route that writes the main table (it links a first sign-in itself) or a public one', () => {
+    expect(routeFunctionPermissions(route({ main: 'write', queues: ['webhooks'] }))).toEqual({
+      main: 'write',
+      queues: ['webhooks'],
+    });
+    expect(routeFunctionPermissions(route({}, PUBLIC))).toEqual({});
   });
 });
