@@ -21,8 +21,9 @@ export interface ObjectStream extends ObjectInfo {
 }
 
 /**
- * What a presigned PUT URL allows: exactly this Content-Type, until expiry, and only while the key is absent
- * (the client sends `If-None-Match: *`, signed into the URL: a second PUT is 412 PreconditionFailed).
+ * What a presigned PUT URL allows: exactly this Content-Type (signed), until expiry. Single use: the local
+ * store refuses a second PUT to the key (412); S3 does when the client sends the recommended
+ * `If-None-Match: *` (not signed, so the spec's Content-Type-only client is not refused).
  */
 export interface PresignPutOptions {
   contentType: string;
@@ -38,11 +39,11 @@ export interface PresignedPut {
   url: string;
   /** ISO-8601 instant after which the URL is refused. */
   expiresAt: string;
-  /** Headers the PUT must carry exactly as given (they are signed into the URL). */
+  /** Headers the PUT should carry as given: Content-Type (signed, required) and If-None-Match: * (advised). */
   headers: Record<string, string>;
 }
 
-/** The headers of a presigned single-use PUT: the signed Content-Type and `If-None-Match: *`. */
+/** The headers of a presigned single-use PUT: the signed Content-Type and the advised `If-None-Match: *`. */
 export function presignedPutHeaders(contentType: string): Record<string, string> {
   return { 'Content-Type': contentType, 'If-None-Match': '*' };
 }
@@ -75,8 +76,8 @@ export interface ObjectStore {
   /** Deletes an object; refused on the immutable bucket. */
   delete(bucket: BucketName, key: string): Promise<void>;
   /**
-   * A URL a client can PUT the object's bytes to without credentials: only with the given Content-Type, with
-   * `If-None-Match: *` (so once: a second PUT is 412), and before expiry. The local store also enforces the
+   * A URL a client can PUT the object's bytes to without credentials: only with the given Content-Type, once
+   * (a second PUT is 412: always locally, in S3 when the client sends `If-None-Match: *`), and before expiry. The local store also enforces the
    * size limit; S3 cannot (see docs/architecture.md, "Document uploads").
    */
   presignPut(bucket: BucketName, key: string, options: PresignPutOptions): Promise<PresignedPut>;

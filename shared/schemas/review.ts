@@ -38,11 +38,11 @@ export const Upload = z
   .object({
     uploadUrl: z.url().meta({
       description:
-        'Presigned URL: PUT the raw bytes here with exactly the headers of uploadHeaders (Content-Type and If-None-Match: *), once, before expiresAt. A second PUT is 412 PreconditionFailed; a PUT without If-None-Match: * is 403 SignatureDoesNotMatch.',
+        'Presigned URL: PUT the raw bytes here, once, before expiresAt, with the Content-Type requested (signed: another type is 403 SignatureDoesNotMatch). Send the headers of uploadHeaders: with If-None-Match: * a second PUT is 412 PreconditionFailed.',
     }),
     uploadHeaders: z.record(z.string(), z.string()).meta({
       description:
-        'Headers the PUT must carry exactly, signed into uploadUrl: {"Content-Type": contentType, "If-None-Match": "*"}',
+        'Headers the PUT should carry: {"Content-Type": contentType (required, signed into uploadUrl), "If-None-Match": "*" (advised: makes the URL single-use in S3)}',
     }),
     documentKey: z.string().meta({
       description: 'uploads/<firmId>/<uploadId>/<filename>: pass it to POST /v1/review/jobs',

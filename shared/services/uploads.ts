@@ -21,7 +21,7 @@ export interface Upload {
 }
 
 /**
- * The upload step: a presigned, single-use (If-None-Match: *), 15-minute PUT URL for one document in the uploads bucket, under a
+ * The upload step: a presigned, single-use (If-None-Match: * advised; enforced locally), 15-minute PUT URL for one document in the uploads bucket, under a
  * key namespaced by the caller's firm. The service never receives the bytes.
  */
 export async function createUpload(

@@ -74,16 +74,16 @@ describe('POST /v1/review/uploads', () => {
     expect(Buffer.from(stored!.body).toString()).toBe('first');
   });
 
-  it('refuses a PUT without If-None-Match: * (signed into the URL, as in S3) and stores nothing', async () => {
+  it("accepts the spec's PUT with only Content-Type, and still refuses a second PUT to the URL", async () => {
     const upload = await requestUpload();
-    const response = await fetch(upload.uploadUrl, {
-      method: 'PUT',
-      body: 'x',
-      headers: { 'content-type': 'application/pdf' },
-    });
-    expect(response.status).toBe(403);
-    expect(await response.text()).toContain('SignatureDoesNotMatch');
-    expect(await stackDeps().objects.get('uploads', upload.documentKey)).toBeNull();
+    const plain = (body: string) =>
+      fetch(upload.uploadUrl, { method: 'PUT', body, headers: { 'content-type': 'application/pdf' } });
+    expect((await plain('first')).status).toBe(200);
+    const second = await plain('second');
+    expect(second.status).toBe(412);
+    expect(await second.text()).toContain('<Code>PreconditionFailed</Code>');
+    const stored = await stackDeps().objects.get('uploads', upload.documentKey);
+    expect(Buffer.from(stored!.body).toString()).toBe('first');
   });
 
   it('refuses a PUT with another Content-Type', async () => {

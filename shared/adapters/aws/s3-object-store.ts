@@ -31,11 +31,12 @@ export class S3ObjectStore implements ObjectStore {
   }
 
   /**
-   * A SigV4 query-string presigned PutObject. Content-Type and `If-None-Match: *` are signed headers: S3 refuses
-   * a PUT with another type or without the condition (SignatureDoesNotMatch), and a second PUT to the key
-   * fails its condition (412 PreconditionFailed), so the URL is single-use. S3 cannot limit the size of a
-   * presigned PUT: the consumer of the upload checks it with HeadObject before reading (docs/architecture.md,
-   * "Document uploads").
+   * A SigV4 query-string presigned PutObject. Content-Type is a signed header: S3 refuses a PUT with another
+   * type (SignatureDoesNotMatch). `If-None-Match: *` is returned among the upload's headers but not signed: a
+   * client that sends it (our guidance) gets 412 PreconditionFailed on a second PUT, so the URL is single-use;
+   * the spec's client, which sends only Content-Type, still works, and a document key is consumed once by
+   * submission either way. S3 cannot limit the size of a presigned PUT: the consumer of the upload checks it
+   * with HeadObject before reading (docs/architecture.md, "Document uploads").
    */
   async presignPut(bucket: BucketName, key: string, options: PresignPutOptions): Promise<PresignedPut> {
     const signingDate = new Date(this.now());
@@ -49,12 +50,11 @@ export class S3ObjectStore implements ObjectStore {
         Bucket: this.buckets[bucket],
         Key: key,
         ContentType: options.contentType,
-        IfNoneMatch: '*',
       }),
       {
         expiresIn: options.expiresInSeconds,
         signingDate,
-        signableHeaders: new Set(['content-type', 'if-none-match']),
+        signableHeaders: new Set(['content-type']),
       },
     );
     return {

@@ -199,7 +199,6 @@ export function verifyPut(
   requestUrl: string,
   contentTypeHeader: string | undefined,
   nowMs: number,
-  ifNoneMatchHeader?: string,
 ): VerifyResult {
   const denied = (code: string, message: string): VerifyResult => ({ ok: false, status: 403, code, message });
   const url = new URL(requestUrl, 'http://localhost');
@@ -237,9 +236,6 @@ export function verifyPut(
   // The header is part of what S3 signs: a different Content-Type is a signature mismatch there too.
   if ((contentTypeHeader ?? '').trim().toLowerCase() !== contentType.toLowerCase())
     return denied('SignatureDoesNotMatch', 'Content-Type does not match the signed content type');
-  // Like the S3 URL, the local one is signed with If-None-Match: * (single use): the PUT must send it.
-  if ((ifNoneMatchHeader ?? '').trim() !== '*')
-    return denied('SignatureDoesNotMatch', 'The signed header If-None-Match: * is missing');
   return { ok: true, grant };
 }
 
@@ -300,7 +296,6 @@ export function presignedUploadHandler(options: {
       request.url,
       request.headers['content-type'],
       now(),
-      request.headers['if-none-match'],
     );
     if (!verified.ok) {
       await readBody(0);
@@ -308,7 +303,8 @@ export function presignedUploadHandler(options: {
       return true;
     }
     const { bucket, key, contentType, maxBytes } = verified.grant;
-    // If-None-Match: * fails on an existing key: 412, as S3 answers a second PUT of the URL.
+    // Single use, with or without the recommended If-None-Match: * (the spec's client sends only Content-Type):
+    // a second PUT to the key is 412, as S3 answers a PUT carrying the condition.
     const used = () =>
       s3Error(
         response,

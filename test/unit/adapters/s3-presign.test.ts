@@ -15,7 +15,7 @@ describe('S3ObjectStore.presignPut', () => {
     () => now,
   );
 
-  it('signs a single-use PutObject: content-type and If-None-Match: * as signed headers', async () => {
+  it('signs Content-Type only, and advises If-None-Match: * without signing it (the spec client sends only Content-Type)', async () => {
     const key = 'uploads/firm_x/01J0000000000000000000000E/report.pdf';
     const { url, expiresAt, headers } = await store.presignPut('uploads', key, {
       contentType: 'application/pdf',
@@ -31,9 +31,8 @@ describe('S3ObjectStore.presignPut', () => {
     expect(parsed.searchParams.get('X-Amz-SignedHeaders')?.split(';').sort()).toEqual([
       'content-type',
       'host',
-      'if-none-match',
     ]);
-    // The condition is a header S3 must receive, never hoisted into the query (S3 would ignore it there).
+    // The advised condition is a header the client sends, never in the query (S3 would ignore it there).
     expect([...parsed.searchParams.keys()].map((k) => k.toLowerCase())).not.toContain('if-none-match');
     expect(headers).toEqual({ 'Content-Type': 'application/pdf', 'If-None-Match': '*' });
     expect(expiresAt).toBe('2026-01-01T12:15:00.000Z');
