@@ -13,6 +13,8 @@ export type ErrorCode =
   | 'IMPACT_ASSESSMENT_REQUIRED'
   | 'UNPROCESSABLE'
   | 'PAYLOAD_TOO_LARGE'
+  | 'METHOD_NOT_ALLOWED'
+  | 'UNSUPPORTED_MEDIA_TYPE'
   | 'URI_TOO_LONG'
   | 'HEADERS_TOO_LARGE'
   | 'RATE_LIMITED'
@@ -66,6 +68,11 @@ export class UnprocessableError extends ServiceError {
 export class PayloadTooLargeError extends ServiceError {
   override readonly name = 'PayloadTooLargeError';
   readonly code = 'PAYLOAD_TOO_LARGE';
+}
+/** A JSON operation was sent a body whose Content-Type is not JSON (`application/json` or a `+json` type). */
+export class UnsupportedMediaTypeError extends ServiceError {
+  override readonly name = 'UnsupportedMediaTypeError';
+  readonly code = 'UNSUPPORTED_MEDIA_TYPE';
 }
 /**
  * Four eyes: the user who submitted a review job may not start, complete or escalate it (403, its own code so a

@@ -5,4 +5,8 @@ import * as platform from '../../shared/routes/platform.js';
 
 let document: unknown;
 
-export const handler = defineHandler(platform.openapi, async () => ok((document ??= buildOpenApi())));
+/** Public and the same for every caller until the next deployment: caches may keep it for five minutes. */
+export const handler = defineHandler(platform.openapi, async () => ({
+  ...ok((document ??= buildOpenApi())),
+  headers: { 'cache-control': 'public, max-age=300' },
+}));

@@ -14,12 +14,25 @@ export const accepted = (body: unknown): HttpResult => ({ statusCode: 202, body 
 export const noContent = (): HttpResult => ({ statusCode: 204 });
 
 /**
+ * Headers every answer carries unless its route sets its own: never sniffed, and never stored by a cache
+ * (authenticated answers, answers carrying a secret, key or token, errors). A public answer that may be cached
+ * (the signing key, the OpenAPI document) sets its own `cache-control`.
+ */
+export const DEFAULT_HEADERS: Readonly<Record<string, string>> = {
+  'cache-control': 'no-store',
+  'x-content-type-options': 'nosniff',
+};
+
+/**
  * The one place a response gets its final API Gateway shape, for every success and every error (the error
- * envelope of shared/http/errors.ts comes through here too): the request id header on everything, JSON bodies
- * serialised with their content type.
+ * envelope of shared/http/errors.ts comes through here too): the request id and DEFAULT_HEADERS on everything,
+ * JSON bodies serialised with their content type.
  */
 export function toApiResponse(result: HttpResult, requestId: string): APIGatewayProxyStructuredResultV2 {
-  const headers = { 'x-request-id': requestId, ...result.headers };
+  const own = Object.fromEntries(
+    Object.entries(result.headers ?? {}).map(([name, value]) => [name.toLowerCase(), value]),
+  );
+  const headers = { ...DEFAULT_HEADERS, 'x-request-id': requestId, ...own };
   if (result.body === undefined) return { statusCode: result.statusCode, headers };
   if (typeof result.body === 'string') return { statusCode: result.statusCode, headers, body: result.body };
   return {
@@ -27,4 +40,10 @@ export function toApiResponse(result: HttpResult, requestId: string): APIGateway
     headers: { 'content-type': 'application/json', ...headers },
     body: JSON.stringify(result.body),
   };
+}
+
+/** A HEAD request's answer: the headers of the GET, no body. */
+export function withoutBody(response: APIGatewayProxyStructuredResultV2): APIGatewayProxyStructuredResultV2 {
+  const { body: _body, isBase64Encoded: _encoded, ...rest } = response;
+  return rest;
 }

@@ -20,6 +20,8 @@ export const ErrorBody = z
         'IMPACT_ASSESSMENT_REQUIRED',
         'UNPROCESSABLE',
         'PAYLOAD_TOO_LARGE',
+        'METHOD_NOT_ALLOWED',
+        'UNSUPPORTED_MEDIA_TYPE',
         'URI_TOO_LONG',
         'HEADERS_TOO_LARGE',
         'RATE_LIMITED',

@@ -1,12 +1,14 @@
 import { ServiceUnavailableError, ConflictError } from '../../../shared/errors.js';
 import { errorResponse, toErrorResponse } from '../../../shared/http/errors.js';
-import { created, noContent, toApiResponse } from '../../../shared/http/response.js';
+import { created, noContent, toApiResponse, withoutBody } from '../../../shared/http/response.js';
+
+const DEFAULTS = { 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' };
 
 describe('toApiResponse', () => {
   it('sends an object as JSON, with the request id', () => {
     expect(toApiResponse(created({ id: 'x' }), 'req-1')).toEqual({
       statusCode: 201,
-      headers: { 'content-type': 'application/json', 'x-request-id': 'req-1' },
+      headers: { 'content-type': 'application/json', ...DEFAULTS, 'x-request-id': 'req-1' },
       body: '{"id":"x"}',
     });
   });
@@ -16,10 +18,31 @@ describe('toApiResponse', () => {
       toApiResponse({ statusCode: 200, headers: { 'content-type': 'text/html' }, body: '<p>hi</p>' }, 'r'),
     ).toEqual({
       statusCode: 200,
-      headers: { 'x-request-id': 'r', 'content-type': 'text/html' },
+      headers: { ...DEFAULTS, 'x-request-id': 'r', 'content-type': 'text/html' },
       body: '<p>hi</p>',
     });
-    expect(toApiResponse(noContent(), 'r')).toEqual({ statusCode: 204, headers: { 'x-request-id': 'r' } });
+    expect(toApiResponse(noContent(), 'r')).toEqual({
+      statusCode: 204,
+      headers: { ...DEFAULTS, 'x-request-id': 'r' },
+    });
+  });
+
+  it('keeps a route’s own cache-control (whatever its case) over the no-store default', () => {
+    const response = toApiResponse(
+      { statusCode: 200, headers: { 'Cache-Control': 'public, max-age=300' }, body: { a: 1 } },
+      'r',
+    );
+    expect(response.headers).toEqual({
+      'content-type': 'application/json',
+      'cache-control': 'public, max-age=300',
+      'x-content-type-options': 'nosniff',
+      'x-request-id': 'r',
+    });
+  });
+
+  it('answers HEAD with the headers of GET and no body', () => {
+    const get = toApiResponse({ statusCode: 200, body: { a: 1 } }, 'r');
+    expect(withoutBody(get)).toEqual({ statusCode: 200, headers: get.headers });
   });
 });
 
@@ -34,6 +57,7 @@ describe('the error envelope', () => {
     );
     expect(errorResponse('NOT_FOUND', 'No route', 'req-3').headers).toEqual({
       'content-type': 'application/json',
+      ...DEFAULTS,
       'x-request-id': 'req-3',
     });
   });
@@ -43,6 +67,7 @@ describe('the error envelope', () => {
     expect(response.statusCode).toBe(503);
     expect(response.headers).toEqual({
       'content-type': 'application/json',
+      ...DEFAULTS,
       'x-request-id': 'req-4',
       'retry-after': '7',
     });
