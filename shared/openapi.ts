@@ -74,6 +74,7 @@ export function buildOpenApi(routes: readonly RouteDef[] = ROUTES): Record<strin
       ...(route.auth.kind === 'public' ? [] : ['401', '403']),
       ...(route.request.params ? ['404'] : []),
       ...(route.method === 'GET' ? [] : ['409']),
+      ...(route.request.body ? ['415'] : []),
       // Stage throttling answers 429 on every route.
       '429',
       '500',
@@ -85,6 +86,10 @@ export function buildOpenApi(routes: readonly RouteDef[] = ROUTES): Record<strin
       };
     }
 
+    if (method === 'HEAD') {
+      (paths[path] ??= {}).head = headOperation(route, alias, parameters, responses);
+      continue;
+    }
     const operation: Record<string, unknown> = {
       operationId: alias ? `${route.operationId}Principal` : route.operationId,
       tags: [alias ? 'Principal' : route.tag],
@@ -121,7 +126,8 @@ export function buildOpenApi(routes: readonly RouteDef[] = ROUTES): Record<strin
       title: 'Governance Ledger Service',
       version: '1.0.0',
       description:
-        'Append-only, hash-chained, ECDSA-signed compliance ledger for regulated financial-advice firms. Record format: docs/ledger-format.md.',
+        'Append-only, hash-chained, ECDSA-signed compliance ledger for regulated financial-advice firms. Record format: docs/ledger-format.md.\n\n' +
+        HTTP_SEMANTICS,
       license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
     },
     servers: [{ url: '/', description: 'This deployment' }],
@@ -142,12 +148,44 @@ export function buildOpenApi(routes: readonly RouteDef[] = ROUTES): Record<strin
   };
 }
 
+/** What holds for every operation, which the operations themselves cannot say. */
+const HTTP_SEMANTICS = [
+  'Every answer carries `X-Content-Type-Options: nosniff` and `Cache-Control: no-store`, except public answers that may be cached, which say so (`/.well-known/signing-key` and `/openapi.json`: `public, max-age=300`).',
+  'A method a path does not have is answered 405 `METHOD_NOT_ALLOWED` in the error envelope, with an `Allow` header listing the methods it has; an unknown path is 404 `NOT_FOUND`.',
+  'A request body is JSON: an operation that takes one answers 415 `UNSUPPORTED_MEDIA_TYPE` to a body sent with another `Content-Type` (`application/json` and `+json` types, with parameters such as `charset`, are accepted); an operation without a request body ignores any body.',
+  '`HEAD` is answered on `/health` and the public GETs (the GET headers, no body).',
+].join(' ');
+
+/** The HEAD twin of a GET: the same parameters and statuses, without bodies. */
+function headOperation(
+  route: RouteDef,
+  alias: boolean,
+  parameters: unknown[],
+  responses: Record<string, unknown>,
+): Record<string, unknown> {
+  return {
+    operationId: `${route.operationId}${alias ? 'Principal' : ''}Head`,
+    tags: [alias ? 'Principal' : route.tag],
+    summary: `${route.summary} (headers only)`,
+    description: `The headers of GET ${route.path}, without a body.`,
+    ...(parameters.length ? { parameters } : {}),
+    responses: Object.fromEntries(
+      Object.entries(responses).map(([status, response]) => [
+        status,
+        { description: (response as { description: string }).description },
+      ]),
+    ),
+    security: route.auth.kind === 'public' ? [] : [{ apiKey: [] }, { bearer: [] }],
+  };
+}
+
 const ERROR_DESCRIPTIONS: Record<string, string> = {
   '400': 'Invalid request (details lists the offending fields)',
   '401': 'Missing or invalid credential',
   '403': 'Credential lacks the role or credential type required',
   '404': 'Not found (also for resources of another firm)',
   '409': 'Conflict with the current state',
+  '415': 'The body was not sent as application/json (or a +json type)',
   '429': 'Too many requests (stage throttling); retry with backoff',
   '500': 'Internal error',
 };

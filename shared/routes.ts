@@ -40,7 +40,7 @@ export const ROUTE_AREAS: Readonly<Record<string, readonly RouteDef[]>> = {
 export const ROUTES: readonly RouteDef[] = Object.values(ROUTE_AREAS).flat();
 
 export interface HttpRoute {
-  method: HttpMethod;
+  method: HttpMethod | 'HEAD';
   path: string;
   route: RouteDef;
   /** True for the /v1/principal alias of a /v1/review route. */
@@ -50,14 +50,28 @@ export interface HttpRoute {
 const REVIEW_PREFIX = '/v1/review/';
 const PRINCIPAL_PREFIX = '/v1/principal/';
 
-/** Every (method, path) the API serves: each route, plus the /v1/principal alias of each /v1/review route. */
+/**
+ * Every (method, path) the API serves: each route, its HEAD where the route declares one, plus the
+ * /v1/principal alias of each /v1/review route.
+ */
 export function httpRoutes(routes: readonly RouteDef[] = ROUTES): HttpRoute[] {
   return routes.flatMap((route) => {
-    const primary: HttpRoute = { method: route.method, path: route.path, route, alias: false };
-    if (!route.path.startsWith(REVIEW_PREFIX)) return [primary];
-    return [
-      primary,
-      { ...primary, path: PRINCIPAL_PREFIX + route.path.slice(REVIEW_PREFIX.length), alias: true },
-    ];
+    const methods = route.head && route.method === 'GET' ? [route.method, 'HEAD' as const] : [route.method];
+    const paths = route.path.startsWith(REVIEW_PREFIX)
+      ? [route.path, PRINCIPAL_PREFIX + route.path.slice(REVIEW_PREFIX.length)]
+      : [route.path];
+    return paths.flatMap((path, i) => methods.map((method) => ({ method, path, route, alias: i > 0 })));
   });
 }
+
+/**
+ * The function behind API Gateway's `$default` route, which gets every request no route key matches: it
+ * matches the path against httpRoutes() and answers 405 METHOD_NOT_ALLOWED with `Allow` for a known path, 404
+ * NOT_FOUND for any other (the local gateway answers the same with the same matcher). One function for the
+ * whole table, so no resource is added per path; it touches nothing.
+ */
+export const UNMATCHED_ROUTE = {
+  name: 'unmatchedRoute',
+  handler: 'functions/platform/unmatched-route',
+  description: '$default: 405 with Allow for a known path with another method, else 404',
+} as const;

@@ -2,6 +2,7 @@ import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { ServiceError, ServiceUnavailableError, type ErrorCode, type ErrorDetail } from '../errors.js';
 import { logger } from '../runtime/logger.js';
 import { toApiResponse } from './response.js';
+import type { RouteMatch } from './route-matcher.js';
 
 /** The one place where error codes become HTTP statuses. */
 export const STATUS_OF: Record<ErrorCode, number> = {
@@ -33,6 +34,28 @@ export function errorResponse(
 ): APIGatewayProxyStructuredResultV2 {
   const body = { error: { code, message, ...(details ? { details } : {}), requestId } };
   return toApiResponse({ statusCode: STATUS_OF[code], body, headers }, requestId);
+}
+
+/**
+ * The answer to a request no route key matches (the local gateway's, and the `$default` function's in AWS):
+ * 405 METHOD_NOT_ALLOWED with `Allow` when the path has other methods, else 404 NOT_FOUND.
+ */
+export function unmatchedResponse(
+  match: Exclude<RouteMatch, { kind: 'route' }>,
+  method: string,
+  path: string,
+  requestId: string,
+): APIGatewayProxyStructuredResultV2 {
+  if (match.kind === 'not-found')
+    return errorResponse('NOT_FOUND', `No route for ${method} ${path}`, requestId);
+  const allow = match.allow.join(', ');
+  return errorResponse(
+    'METHOD_NOT_ALLOWED',
+    `${method} is not allowed on ${path} (allowed: ${allow})`,
+    requestId,
+    undefined,
+    { allow },
+  );
 }
 
 /** Maps anything thrown by a handler to the error envelope; unexpected errors are logged and hidden. */

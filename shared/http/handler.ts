@@ -3,14 +3,20 @@ import httpJsonBodyParser from '@middy/http-json-body-parser';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import type { z } from 'zod';
 import type { Principal } from '../domain/auth/principal.js';
-import { ForbiddenError, PayloadTooLargeError, UnprocessableError } from '../errors.js';
+import {
+  ForbiddenError,
+  PayloadTooLargeError,
+  UnprocessableError,
+  UnsupportedMediaTypeError,
+} from '../errors.js';
 import type { AuthMode, RouteDef } from '../routes/route.js';
 import { getDeps, type Deps } from '../runtime/deps.js';
 import { logger } from '../runtime/logger.js';
 import '../runtime/aws-deps.js';
 import { authenticate, type FirstSignIn } from '../services/auth.js';
 import { toErrorResponse } from './errors.js';
-import { toApiResponse, type HttpResult } from './response.js';
+import { isJsonMediaType } from './media-type.js';
+import { toApiResponse, withoutBody, type HttpResult } from './response.js';
 import { parsePart } from './validation.js';
 
 /** Largest JSON request body accepted (documents themselves go to object storage, never through the API). */
@@ -39,8 +45,10 @@ type Event = APIGatewayProxyEventV2 & { body?: unknown };
 
 /**
  * Builds a route's Lambda handler: authentication and role checks from the route table (first, so a request
- * without a valid credential is 401 whatever its body), JSON body parsing (middy), zod validation of params,
- * query and body, then the route's function; every error becomes the error envelope in one place.
+ * without a valid credential is 401 whatever its body), the body's size and media type (a route with a body
+ * schema takes only JSON: 415 otherwise; a route without one ignores any body), JSON body parsing (middy), zod
+ * validation of params, query and body, then the route's function; every error becomes the error envelope in
+ * one place. A HEAD request (routes with `head`) gets the GET's answer without its body.
  */
 export function defineHandler<
   P extends z.ZodType | undefined,
@@ -70,13 +78,20 @@ export function defineHandler<
             ),
       );
       const raw = event.body;
-      if (typeof raw !== 'string' || raw.length === 0) {
+      if (typeof raw !== 'string' || raw.length === 0 || !route.request.body) {
         event.body = undefined;
         return;
       }
       const size = event.isBase64Encoded ? Math.floor((raw.length * 3) / 4) : Buffer.byteLength(raw);
       if (size > MAX_JSON_BODY_BYTES)
         throw new PayloadTooLargeError(`Request body exceeds ${MAX_JSON_BODY_BYTES} bytes`);
+      const contentType = event.headers?.['content-type'];
+      if (!isJsonMediaType(contentType))
+        throw new UnsupportedMediaTypeError(
+          contentType
+            ? 'The request body must be sent as application/json (or a +json type)'
+            : 'The request body has no Content-Type: send it as application/json',
+        );
       await parseJson.before?.(request as never);
     })
     .handler(async (event) => {
@@ -101,15 +116,18 @@ export function defineHandler<
           throw new UnprocessableError(
             `The response would exceed ${MAX_RESPONSE_BODY_BYTES} bytes (the platform's limit): narrow the request`,
           );
-        return response;
+        return isHead(event) ? withoutBody(response) : response;
       } finally {
         logger.removeKeys(['firmId', 'requestId']);
       }
     })
     .onError(async (request) => {
-      request.response = toErrorResponse(request.error, request.event.requestContext?.requestId ?? 'unknown');
+      const response = toErrorResponse(request.error, request.event.requestContext?.requestId ?? 'unknown');
+      request.response = isHead(request.event) ? withoutBody(response) : response;
     });
 }
+
+const isHead = (event: APIGatewayProxyEventV2) => event.requestContext?.http?.method === 'HEAD';
 
 async function authorise(
   deps: Deps,

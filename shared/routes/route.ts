@@ -60,6 +60,11 @@ export interface RouteDef<
   method: HttpMethod;
   /** API Gateway path syntax: `/v1/ledger/records/{id}`. */
   path: string;
+  /**
+   * A GET that also answers HEAD (the same function and headers, no body): the public GETs a client or monitor
+   * may probe. A route key of its own in API Gateway, an operation of its own in the OpenAPI description.
+   */
+  head?: boolean;
   /** Handler module, relative to the repository root, without extension; it exports `handler`. */
   handler: string;
   auth: A;

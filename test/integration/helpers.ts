@@ -37,7 +37,10 @@ export interface ApiResponse<T = unknown> {
   headers: Headers;
 }
 
-/** An HTTP call to the stack; `raw` sends a body string as is. */
+/**
+ * An HTTP call to the stack; `raw` sends a body string as is. A body is sent as application/json unless
+ * `headers` names another Content-Type (fetch would label a string text/plain, which a JSON operation refuses).
+ */
 export async function api<T = any>(
   method: string,
   path: string,
@@ -46,11 +49,9 @@ export async function api<T = any>(
   const headers: Record<string, string> = { ...options.headers };
   if (options.key) headers['x-service-key'] = options.key;
   if (options.token) headers.authorization = `Bearer ${options.token}`;
-  let body: string | undefined = options.raw;
-  if (options.body !== undefined) {
-    body = JSON.stringify(options.body);
-    headers['content-type'] ??= 'application/json';
-  }
+  const body = options.body !== undefined ? JSON.stringify(options.body) : options.raw;
+  if (body !== undefined && !Object.keys(headers).some((name) => name.toLowerCase() === 'content-type'))
+    headers['content-type'] = 'application/json';
   const response = await fetch(`${stack.baseUrl}${path}`, { method, headers, body });
   const text = await response.text();
   let parsed: unknown = text;

@@ -3,7 +3,9 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { Duplex } from 'node:stream';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import type { HttpRoute } from '../../routes.js';
-import { errorResponse } from '../../http/errors.js';
+import { errorResponse, unmatchedResponse } from '../../http/errors.js';
+import { withoutBody } from '../../http/response.js';
+import { createRouteMatcher } from '../../http/route-matcher.js';
 import { lambdaContext } from './local-queue.js';
 
 export type LambdaHttpHandler = (
@@ -34,48 +36,18 @@ export const MAX_REQUEST_LINE_AND_HEADERS_BYTES = 10_240;
 /** What Node's parser accepts before our check sees the request (past it, the clientError envelope below). */
 const NODE_MAX_HEADER_BYTES = 64 * 1024;
 
-interface CompiledRoute extends HttpRoute {
-  pattern: RegExp;
-  paramNames: string[];
-  specificity: number[];
-}
-
-function compile(route: HttpRoute): CompiledRoute {
-  const segments = route.path.split('/').filter(Boolean);
-  const paramNames: string[] = [];
-  const source = segments
-    .map((segment) => {
-      const param = /^\{(\w+)\}$/.exec(segment);
-      if (param) {
-        paramNames.push(param[1]!);
-        return '/([^/]+)';
-      }
-      return `/${segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`;
-    })
-    .join('');
-  // Like API Gateway, a literal segment wins over a parameter at the same position.
-  const specificity = segments.map((s) => (s.startsWith('{') ? 0 : 1));
-  return { ...route, pattern: new RegExp(`^${source || '/'}$`), paramNames, specificity };
-}
-
-function moreSpecificFirst(a: CompiledRoute, b: CompiledRoute): number {
-  for (let i = 0; i < Math.max(a.specificity.length, b.specificity.length); i++) {
-    const diff = (b.specificity[i] ?? -1) - (a.specificity[i] ?? -1);
-    if (diff !== 0) return diff;
-  }
-  return 0;
-}
-
 /**
  * The API Gateway stand-in: matches a request against the route table, builds the HTTP API (payload v2)
- * event, invokes the route's Lambda handler module and writes its result back.
+ * event, invokes the route's Lambda handler module and writes its result back. A request no route matches
+ * gets what the `$default` function answers in AWS (functions/platform/unmatched-route.ts): 405 with `Allow`
+ * for a known path, else 404, from the same matcher.
  */
 export function createApiServer(options: {
   routes: HttpRoute[];
   loadHandler: (module: string) => Promise<LambdaHttpHandler>;
   localPaths?: LocalPathHandler;
 }): Server {
-  const compiled = options.routes.map(compile).sort(moreSpecificFirst);
+  const match = createRouteMatcher(options.routes);
   const server = createServer({ maxHeaderSize: NODE_MAX_HEADER_BYTES }, (request, response) => {
     const requestId = randomUUID();
     handle(request, response, requestId).catch((error: unknown) => {
@@ -116,29 +88,23 @@ export function createApiServer(options: {
 
     const url = new URL(request.url ?? '/', 'http://localhost');
     const method = (request.method ?? 'GET').toUpperCase();
-    let match: { route: CompiledRoute; values: string[] } | undefined;
-    for (const route of compiled) {
-      if (route.method !== method) continue;
-      const found = route.pattern.exec(url.pathname);
-      if (found) {
-        match = { route, values: found.slice(1) };
-        break;
-      }
+    const matched = match(method, url.pathname);
+    if (matched.kind !== 'route') {
+      const refusal = unmatchedResponse(matched, method, url.pathname, requestId);
+      return send(response, method === 'HEAD' ? withoutBody(refusal) : refusal);
     }
-    if (!match)
-      return send(response, errorResponse('NOT_FOUND', `No route for ${method} ${url.pathname}`, requestId));
 
     let pathParameters: Record<string, string>;
     try {
       pathParameters = Object.fromEntries(
-        match.route.paramNames.map((n, i) => [n, decodeURIComponent(match.values[i]!)]),
+        Object.entries(matched.rawPathParameters).map(([name, value]) => [name, decodeURIComponent(value)]),
       );
     } catch {
       return send(response, errorResponse('VALIDATION_ERROR', 'Malformed path parameter', requestId));
     }
-    const handler = await options.loadHandler(match.route.route.handler);
-    const event = toEvent(request, url, method, match.route, pathParameters, body, requestId);
-    const result = await handler(event, lambdaContext(match.route.route.operationId));
+    const handler = await options.loadHandler(matched.route.route.handler);
+    const event = toEvent(request, url, method, matched.route, pathParameters, body, requestId);
+    const result = await handler(event, lambdaContext(matched.route.route.operationId));
     send(response, result);
   }
 }
@@ -184,7 +150,7 @@ function toEvent(
   request: IncomingMessage,
   url: URL,
   method: string,
-  route: CompiledRoute,
+  route: HttpRoute,
   pathParameters: Record<string, string>,
   body: Buffer,
   requestId: string,
