@@ -3,21 +3,24 @@ import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
 import {
   CfnRoute,
   HttpApi,
+  HttpIntegration,
+  HttpIntegrationType,
   HttpMethod,
   HttpRouteKey,
+  IntegrationCredentials,
   LogGroupLogDestination,
-  type HttpIntegration,
+  PayloadFormatVersion,
 } from 'aws-cdk-lib/aws-apigatewayv2';
-import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { httpRoutes } from '../shared/routes.js';
+import { httpRoutes, UNMATCHED_ROUTE } from '../shared/routes.js';
 import type { RouteDef } from '../shared/routes/route.js';
 import type { ServiceResources } from './permissions.js';
 import { acknowledge } from './nag.js';
 import { pascal } from './queues.js';
 import { RouteArea } from './route-area.js';
-import type { ServiceFunction } from './service-function.js';
+import { ServiceFunction } from './service-function.js';
 import type { StageSettings } from './stage.js';
 
 export interface ApiProps {
@@ -125,7 +128,43 @@ export class Api extends Construct {
       cfnRoute.node.addDependency(invokeRole);
     }
 
+    this.addUnmatchedRoute(stage, invokeRole, logGroup);
+
     // At stack level, so the output keeps the plain name ApiUrl for scripts that read it.
     new CfnOutput(Stack.of(this), 'ApiUrl', { description: 'Base URL of the HTTP API', value: this.url });
+  }
+
+  /**
+   * API Gateway's `$default` route: every request no route key matches goes to one small function that knows
+   * the route table (functions/platform/unmatched-route.ts) and answers 405 with `Allow` for a known path, 404
+   * for any other, in the error envelope. One function, integration and route whatever the number of paths
+   * (the CloudFormation resource budget); it is granted nothing.
+   */
+  private addUnmatchedRoute(stage: StageSettings, invokeRole: Role, logGroup: LogGroup): void {
+    const fn = new ServiceFunction(this, 'UnmatchedRoute', {
+      module: UNMATCHED_ROUTE.handler,
+      stage,
+      description: UNMATCHED_ROUTE.description,
+      permissions: {},
+      logGroup,
+    });
+    invokeRole.addToPrincipalPolicy(
+      new PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [fn.functionArn] }),
+    );
+    const integration = new HttpIntegration(this, 'UnmatchedRouteIntegration', {
+      httpApi: this.httpApi,
+      integrationType: HttpIntegrationType.AWS_PROXY,
+      integrationUri: fn.functionArn,
+      payloadFormatVersion: PayloadFormatVersion.VERSION_2_0,
+      credentials: IntegrationCredentials.fromRole(invokeRole),
+    });
+    const route = new CfnRoute(new Construct(this.httpApi, 'DefaultRoute'), 'Resource', {
+      apiId: this.httpApi.apiId,
+      routeKey: '$default',
+      target: `integrations/${integration.integrationId}`,
+      authorizationType: 'NONE',
+    });
+    route.node.addDependency(invokeRole);
+    this.functions.set(UNMATCHED_ROUTE.name, fn);
   }
 }

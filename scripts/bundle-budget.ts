@@ -21,7 +21,7 @@ import { pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 import { BUNDLE_BUDGET_BYTES } from '../lib/bundling.js';
 import { routeFunctionPermissions, type Permissions } from '../shared/routes/route.js';
-import { ROUTES } from '../shared/routes.js';
+import { ROUTES, UNMATCHED_ROUTE } from '../shared/routes.js';
 import { WORKERS } from '../shared/workers/table.js';
 import { lambdaBuildOptions, REPO_ROOT } from './lambda-bundle.js';
 
@@ -51,6 +51,12 @@ const allTargets: Target[] = [
     module: route.handler,
     permissions: routeFunctionPermissions(route),
   })),
+  {
+    name: UNMATCHED_ROUTE.name,
+    kind: 'route' as const,
+    module: UNMATCHED_ROUTE.handler,
+    permissions: {},
+  },
   ...WORKERS.map((worker) => ({
     name: worker.name,
     kind: 'worker' as const,

@@ -1,9 +1,15 @@
 import { Match, type Template } from 'aws-cdk-lib/assertions';
-import { ROUTES, ROUTE_AREAS, httpRoutes } from '../../shared/routes.js';
+import { ROUTES, ROUTE_AREAS, UNMATCHED_ROUTE, httpRoutes } from '../../shared/routes.js';
 import { ENV } from '../../shared/runtime/config.js';
 import { WORKERS } from '../../shared/workers/table.js';
 import { synth } from './synth.js';
-import { lambdaFunction, referencedId, resources, routeFunctionId } from './template-graph.js';
+import {
+  functionStatements,
+  lambdaFunction,
+  referencedId,
+  resources,
+  routeFunctionId,
+} from './template-graph.js';
 
 const routeKey = (method: string, path: string) => `${method} ${path}`;
 
@@ -13,14 +19,49 @@ describe('HTTP API', () => {
     template = synth();
   });
 
-  it('has one function per route plus one per worker', () => {
-    template.resourceCountIs('AWS::Lambda::Function', ROUTES.length + WORKERS.length);
+  it('has one function per route plus one per worker, and the $default function', () => {
+    template.resourceCountIs('AWS::Lambda::Function', ROUTES.length + WORKERS.length + 1);
   });
 
-  it('serves every route key of the route table, and nothing else', () => {
-    const keys = httpRoutes().map((r) => routeKey(r.method, r.path));
+  it('serves every route key of the route table and $default, and nothing else', () => {
+    const keys = [...httpRoutes().map((r) => routeKey(r.method, r.path)), '$default'];
     for (const key of keys) template.hasResourceProperties('AWS::ApiGatewayV2::Route', { RouteKey: key });
     template.resourceCountIs('AWS::ApiGatewayV2::Route', keys.length);
+  });
+
+  it('answers HEAD on the public GETs that declare it with the GET route function', () => {
+    const heads = httpRoutes().filter((r) => r.method === 'HEAD');
+    expect(heads.map((r) => r.path).sort()).toEqual(
+      [
+        '/.well-known/signing-key',
+        '/health',
+        '/openapi.json',
+        '/v1/verify/{certificateId}',
+        '/verify/{certificateId}',
+      ].sort(),
+    );
+    for (const { path, route } of heads) {
+      expect(route.auth.kind).toBe('public');
+      expect(routeFunctionId(template, routeKey('HEAD', path))).toBe(
+        routeFunctionId(template, routeKey('GET', path)),
+      );
+    }
+  });
+
+  it('sends every unmatched request ($default) to one function that is granted nothing', () => {
+    const functionId = routeFunctionId(template, '$default');
+    expect(lambdaFunction(template, functionId).Properties).toMatchObject({
+      Description: UNMATCHED_ROUTE.description,
+      Environment: {
+        Variables: { NODE_OPTIONS: '--enable-source-maps', [ENV.runtime]: 'aws', [ENV.stage]: 'dev' },
+      },
+    });
+    const actions = functionStatements(template, functionId).flatMap((statement) => statement.Action);
+    expect(actions.sort()).toEqual(['xray:PutTelemetryRecords', 'xray:PutTraceSegments']);
+    template.hasResourceProperties('AWS::ApiGatewayV2::Route', {
+      RouteKey: '$default',
+      AuthorizationType: 'NONE',
+    });
   });
 
   it('wires each route to its own function', () => {
@@ -35,7 +76,7 @@ describe('HTTP API', () => {
 
   it('runs every function on Node 22, ARM64, with tracing, source maps and the stage in its environment', () => {
     const functions = Object.values(resources(template, 'AWS::Lambda::Function'));
-    expect(functions).toHaveLength(ROUTES.length + WORKERS.length);
+    expect(functions).toHaveLength(ROUTES.length + WORKERS.length + 1);
     for (const fn of functions) {
       expect(fn.Properties).toMatchObject({
         Runtime: 'nodejs22.x',
@@ -54,7 +95,7 @@ describe('HTTP API', () => {
     const ids = Object.values(resources(template, 'AWS::Lambda::Function')).map((fn) =>
       referencedId(fn.Properties.LoggingConfig.LogGroup),
     );
-    expect(ids).toHaveLength(ROUTES.length + WORKERS.length);
+    expect(ids).toHaveLength(ROUTES.length + WORKERS.length + 1);
     expect(new Set(ids).size).toBe(2);
     for (const id of ids) {
       expect(logGroups[id]?.Properties.RetentionInDays).toBe(14);
@@ -107,7 +148,7 @@ describe('/v1/principal aliases', () => {
   });
 
   it('reach the function of their /v1/review route, without a function of their own', () => {
-    template.resourceCountIs('AWS::Lambda::Function', ROUTES.length + WORKERS.length);
+    template.resourceCountIs('AWS::Lambda::Function', ROUTES.length + WORKERS.length + 1);
     expect(routeFunctionId(template, 'GET /v1/principal/jobs/{id}')).toBe(
       routeFunctionId(template, 'GET /v1/review/jobs/{id}'),
     );
@@ -141,7 +182,8 @@ describe('/v1/principal aliases', () => {
       ([] as unknown[]).concat(statement.Resource).map((resource) => referencedId(resource)),
     );
     expect(invocable).toContain(functionId);
-    expect(new Set(invocable).size).toBe(ROUTES.length);
+    // Every route function and the $default one.
+    expect(new Set(invocable).size).toBe(ROUTES.length + 1);
     template.resourceCountIs(
       'AWS::Lambda::Permission',
       WORKERS.filter((w) => w.trigger.kind === 'schedule').length,

@@ -84,7 +84,8 @@ describe.each(['dev', 'prod'])('the %s templates', (stage) => {
     // API Gateway allows a route key once per API: a route moved to another stack would be created before its
     // old self is deleted, and the update would fail.
     const routes = resources(root.template, 'AWS::ApiGatewayV2::Route');
-    expect(Object.keys(routes)).toHaveLength(httpRoutes().length);
+    // Every (method, path) and the $default route.
+    expect(Object.keys(routes)).toHaveLength(httpRoutes().length + 1);
     expect(routes).toMatchObject({
       ApiHttpApiGEThealth60A18DF0: { Properties: { RouteKey: 'GET /health' } },
       ApiHttpApiGETv1reviewjobsid7829836B: { Properties: { RouteKey: 'GET /v1/review/jobs/{id}' } },
