@@ -1,31 +1,20 @@
-import type { LedgerRecord } from '../../shared/ledger/record.js';
-import { checkRecord } from '../../shared/ledger/verify.js';
 import { createLocalDeps } from '../../shared/runtime/local-deps.js';
 import { immutableFirmPrefix } from '../../shared/store/immutable-layout.js';
 import { startStack, stopStack, type RunningStack } from '../support/local-stack.js';
-import { call, chainOf, onboardFirm, verifyChain } from '../support/stack-client.js';
+import {
+  call,
+  chainOf,
+  expectSoundChain,
+  incidentBody,
+  onboardFirm,
+  verifyChain,
+} from '../support/stack-client.js';
 
 /**
  * The whole stack killed (SIGKILL, every instance at once) while 64 appends to one firm are in flight over 8
  * Lambda-like instances, then restarted on the same DATA_DIR: no acknowledged append is lost, the chain is
  * gapless and sound, appends go on, the outbox sweep completes the immutable copies and verification is clean.
  */
-
-const incident = (n: number) => ({
-  title: `Incident ${n}`,
-  description: 'A suitability letter went out with a stale risk profile.',
-  severity: 'LOW',
-  category: 'OPERATIONAL',
-});
-
-function expectSoundChain(records: LedgerRecord[]): void {
-  expect(records.map((r) => r.sequenceNumber)).toEqual(records.map((_, i) => i + 1));
-  let previous: string | null = null;
-  for (const record of records) {
-    expect(checkRecord(record, previous)).toEqual([]);
-    previous = record.chainHash;
-  }
-}
 
 describe('the whole stack killed mid-burst', () => {
   let second: RunningStack | undefined;
@@ -44,7 +33,7 @@ describe('the whole stack killed mid-burst', () => {
     let killed = false;
     await Promise.all(
       Array.from({ length: 64 }, (_, n) =>
-        call(first, 'POST', '/v1/incidents', { key: firm.key, body: incident(n) }).then(
+        call(first, 'POST', '/v1/incidents', { key: firm.key, body: incidentBody(n) }).then(
           (response) => {
             if (response.status !== 201) return;
             acknowledged.push(response.body.id as string);
@@ -76,7 +65,7 @@ describe('the whole stack killed mid-burst', () => {
 
     const after = await Promise.all(
       Array.from({ length: 8 }, (_, n) =>
-        call(second!, 'POST', '/v1/incidents', { key: firm.key, body: incident(100 + n) }),
+        call(second!, 'POST', '/v1/incidents', { key: firm.key, body: incidentBody(100 + n) }),
       ),
     );
     expect(after.map((r) => r.status)).toEqual(Array(8).fill(201));

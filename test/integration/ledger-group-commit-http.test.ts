@@ -1,7 +1,14 @@
 import type { LedgerRecord } from '../../shared/ledger/record.js';
 import { checkRecord } from '../../shared/ledger/verify.js';
 import { localMetrics, startStack, stopStack, type RunningStack } from '../support/local-stack.js';
-import { call, chainOf, onboardFirm, verifyChain, type StackResponse } from '../support/stack-client.js';
+import {
+  call,
+  chainOf,
+  incidentBody,
+  onboardFirm,
+  type StackResponse,
+  verifyChain,
+} from '../support/stack-client.js';
 
 /**
  * Group commit over HTTP on a stack run like Lambda (8 instances, one invocation each at a time, a signer with
@@ -9,13 +16,6 @@ import { call, chainOf, onboardFirm, verifyChain, type StackResponse } from '../
  * which fail their own conditions. Exactly the successful ones are committed, the chain is gapless and sound,
  * and each committed record cost exactly one Sign.
  */
-
-const incident = (n: number) => ({
-  title: `Incident ${n}`,
-  description: 'A suitability letter went out with a stale risk profile.',
-  severity: n % 2 === 0 ? 'LOW' : 'MEDIUM',
-  category: 'OPERATIONAL',
-});
 
 describe('64 concurrent appends to one firm from 8 instances', () => {
   let stack: RunningStack;
@@ -33,7 +33,10 @@ describe('64 concurrent appends to one firm from 8 instances', () => {
     // Four open incidents: each will get four concurrent, competing closes.
     const open: string[] = [];
     for (let n = 0; n < 4; n++) {
-      const created = await call(stack, 'POST', '/v1/incidents', { key: firm.key, body: incident(100 + n) });
+      const created = await call(stack, 'POST', '/v1/incidents', {
+        key: firm.key,
+        body: incidentBody(100 + n, n % 2 === 0 ? 'LOW' : 'MEDIUM'),
+      });
       expect(created.status).toBe(201);
       open.push(created.body.id as string);
     }
@@ -44,7 +47,10 @@ describe('64 concurrent appends to one firm from 8 instances', () => {
     // update): of the four closes of one incident exactly one commits; the other three fail their own condition
     // (the version moved), re-read a CLOSED incident and answer 409 for their different root cause.
     const logged = Array.from({ length: 48 }, (_, n) =>
-      call(stack, 'POST', '/v1/incidents', { key: firm.key, body: incident(n) }),
+      call(stack, 'POST', '/v1/incidents', {
+        key: firm.key,
+        body: incidentBody(n, n % 2 === 0 ? 'LOW' : 'MEDIUM'),
+      }),
     );
     const closes = open.flatMap((id) =>
       Array.from({ length: 4 }, (_, n) =>

@@ -1,29 +1,17 @@
-import type { LedgerRecord } from '../../shared/ledger/record.js';
-import { checkRecord } from '../../shared/ledger/verify.js';
 import { localMetrics, startStack, stopStack, type RunningStack } from '../support/local-stack.js';
-import { call, chainOf, onboardFirm, verifyChain } from '../support/stack-client.js';
+import {
+  call,
+  chainOf,
+  expectSoundChain,
+  incidentBody,
+  onboardFirm,
+  verifyChain,
+} from '../support/stack-client.js';
 
 /**
  * The embedded stack run like Lambda (LOCAL_INSTANCES): isolated instances, one invocation each at a time, queue
  * workers on instances too, one Sign quota and one set of Sign counters across all of them.
  */
-
-const incident = (n: number) => ({
-  title: `Incident ${n}`,
-  description: 'A suitability letter went out with a stale risk profile.',
-  severity: 'LOW',
-  category: 'OPERATIONAL',
-});
-
-/** Every record linked, hashed and signed, and the sequence numbers exactly 1..n. */
-function expectSoundChain(records: LedgerRecord[]): void {
-  expect(records.map((r) => r.sequenceNumber)).toEqual(records.map((_, i) => i + 1));
-  let previous: string | null = null;
-  for (const record of records) {
-    expect(checkRecord(record, previous)).toEqual([]);
-    previous = record.chainHash;
-  }
-}
 
 describe('LOCAL_INSTANCES=4', () => {
   let stack: RunningStack;
@@ -47,7 +35,7 @@ describe('LOCAL_INSTANCES=4', () => {
     const before = await localMetrics(stack);
     const responses = await Promise.all(
       Array.from({ length: 8 }, (_, n) =>
-        call(stack, 'POST', '/v1/incidents', { key: firm.key, body: incident(n) }),
+        call(stack, 'POST', '/v1/incidents', { key: firm.key, body: incidentBody(n) }),
       ),
     );
     expect(responses.map((r) => r.status)).toEqual(Array(8).fill(201));
@@ -95,7 +83,7 @@ describe('a Sign quota that binds (SIGNER_RATE_LIMIT=2)', () => {
     const firm = await onboardFirm(stack);
     const responses = await Promise.all(
       Array.from({ length: 16 }, (_, n) =>
-        call(stack, 'POST', '/v1/incidents', { key: firm.key, body: incident(n) }),
+        call(stack, 'POST', '/v1/incidents', { key: firm.key, body: incidentBody(n) }),
       ),
     );
     const statuses = responses.map((r) => r.status);

@@ -3,6 +3,7 @@
  * helpers of test/integration/helpers.ts talk to the shared test stack only.
  */
 import type { LedgerRecord } from '../../shared/ledger/record.js';
+import { checkRecord } from '../../shared/ledger/verify.js';
 import { ledgerctl } from './local-stack.js';
 
 export interface StackResponse<T = any> {
@@ -90,5 +91,25 @@ export async function verifyChain(stack: { baseUrl: string }, key: string): Prom
     if (body.verification.status === 'COMPLETED') return { started: started.body, done: body };
     if (Date.now() > deadline) throw new Error(`Verification did not complete: ${JSON.stringify(body)}`);
     await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
+
+/** A POST /v1/incidents body: one INCIDENT_LOGGED append with its incident item. */
+export function incidentBody(n: number, severity = 'LOW') {
+  return {
+    title: `Incident ${n}`,
+    description: 'A suitability letter went out with a stale risk profile.',
+    severity,
+    category: 'OPERATIONAL',
+  };
+}
+
+/** Every record linked, hashed and signed, and the sequence numbers exactly 1..n. */
+export function expectSoundChain(records: LedgerRecord[]): void {
+  expect(records.map((r) => r.sequenceNumber)).toEqual(records.map((_, i) => i + 1));
+  let previous: string | null = null;
+  for (const record of records) {
+    expect(checkRecord(record, previous)).toEqual([]);
+    previous = record.chainHash;
   }
 }
