@@ -149,7 +149,7 @@ describe('webhook registration', () => {
       id: expect.stringMatching(/^wh_/),
       firmId: firm.firmId,
       url: 'http://127.0.0.1:9/hook',
-      secret: expect.stringMatching(/^whsec_[A-Za-z0-9_-]{43}$/),
+      secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{43}=$/),
       events: ['firm-settings.updated', 'chain.repaired'],
       isActive: true,
       createdAt: expect.any(String),
