@@ -92,7 +92,7 @@ export const redeliverWebhookDelivery = route({
   auth: ADMIN,
   permissions: { main: 'write', queues: ['webhooks'] },
   tag: 'Webhooks',
-  summary: 'Deliver a finished delivery again (same body and signature) with a new round of retries',
+  summary: 'Deliver a finished delivery again (same body and webhook-id) with a new round of retries',
   description:
     '409 when the endpoint is deactivated or an attempt of this delivery is already queued or running.',
   request: { params: DeliveryParams },
