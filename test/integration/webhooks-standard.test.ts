@@ -243,6 +243,24 @@ describe('POST /v1/firm/me/webhooks/{id}/rotate-secret', () => {
     expect(() => verifyStandard(webhook.secret, r.requests[1]!)).toThrow(/No matching signature/);
   });
 
+  it('loses no rotation when two run at once: the later keeps the earlier one as its previous secret', async () => {
+    const firm = await createFirm('LEDGER');
+    const { receiver: r, url } = await receiver();
+    const webhook = await register(firm, url);
+    const both = await Promise.all([rotate(firm, webhook.id, {}), rotate(firm, webhook.id, {})]);
+    expect(both.map((response) => response.status)).toEqual([200, 200]);
+    const secrets = both.map((response) => response.body.secret as string);
+    expect(new Set([webhook.secret, ...secrets]).size).toBe(3);
+    const current = (await api('GET', '/v1/firm/me/webhooks', { key: firm.key })).body[0].secret as string;
+    expect(secrets).toContain(current);
+    await changeSettings(firm);
+    await r.until(1);
+    // Each returned secret verifies: one is current, the other the previous one (rotations were serialised).
+    for (const secret of secrets)
+      expect(verifyStandard(secret, r.requests[0]!)).toEqual(JSON.parse(r.requests[0]!.raw));
+    expect(() => verifyStandard(webhook.secret, r.requests[0]!)).toThrow(/No matching signature/);
+  });
+
   it('answers 404 for an unknown or deactivated endpoint, 400 for a bad overlap, 403 for a non-admin', async () => {
     const firm = await createFirm('LEDGER');
     const webhook = await register(firm, 'http://127.0.0.1:9/never');
