@@ -99,7 +99,7 @@ export function buildOpenApi(routes: readonly RouteDef[] = ROUTES): Record<strin
       ...(route.request.body
         ? {
             requestBody: {
-              required: true,
+              required: route.bodyOptional !== true,
               content: { 'application/json': { schema: convert(route.request.body, 'input') } },
             },
           }

@@ -73,6 +73,8 @@ export interface RouteDef<
   summary: string;
   description?: string;
   request: { params?: P; query?: Q; body?: B };
+  /** The body may be left out (it is then read as `{}`, so every field takes its default). */
+  bodyOptional?: boolean;
   responses: Record<number, ResponseDef>;
 }
 

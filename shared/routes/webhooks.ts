@@ -3,6 +3,7 @@ import {
   CreateWebhookBody,
   DeliveriesQuery,
   DeliveryParams,
+  RotateSecretBody,
   Webhook,
   WebhookDelivery,
   WebhookDeliveryPage,
@@ -54,6 +55,22 @@ export const deactivateWebhook = route({
   responses: { 204: { description: 'Deactivated (also when it already was)' } },
 });
 
+export const rotateWebhookSecret = route({
+  operationId: 'rotateWebhookSecret',
+  method: 'POST',
+  path: '/v1/firm/me/webhooks/{id}/rotate-secret',
+  handler: 'functions/webhooks/rotate-secret',
+  auth: ADMIN,
+  permissions: { main: 'write' },
+  tag: 'Webhooks',
+  summary: 'Replace the signing secret; the old one keeps signing deliveries for an overlap window',
+  description:
+    'Returns the endpoint with its new secret. For overlapSeconds (default 86400) each delivery carries a v1 signature for the new and for the previous secret in webhook-signature, new first, space-separated; afterwards only the new one. X-Service-Signature uses the new secret at once. Rotating again ends the overlap of an earlier rotation. 404 for an unknown or deactivated endpoint.',
+  request: { params: WebhookIdParam, body: RotateSecretBody },
+  bodyOptional: true,
+  responses: { 200: { description: 'The endpoint with its new secret', schema: Webhook } },
+});
+
 export const listWebhookDeliveries = route({
   operationId: 'listWebhookDeliveries',
   method: 'GET',
@@ -75,7 +92,7 @@ export const redeliverWebhookDelivery = route({
   auth: ADMIN,
   permissions: { main: 'write', queues: ['webhooks'] },
   tag: 'Webhooks',
-  summary: 'Deliver a finished delivery again (same body and signature) with a new round of retries',
+  summary: 'Deliver a finished delivery again (same body and webhook-id) with a new round of retries',
   description:
     '409 when the endpoint is deactivated or an attempt of this delivery is already queued or running.',
   request: { params: DeliveryParams },

@@ -32,14 +32,25 @@ export const CreateWebhookBody = z.strictObject({
   events: EventNames,
 });
 
+/** Longest overlap of a secret rotation: 7 days. */
+export const MAX_ROTATION_OVERLAP_SECONDS = 604_800;
+
+export const RotateSecretBody = z.strictObject({
+  overlapSeconds: z.number().int().min(0).max(MAX_ROTATION_OVERLAP_SECONDS).default(86_400).meta({
+    description:
+      'How long the replaced secret keeps signing deliveries (a second v1 signature in webhook-signature); 0 ends it at once. Default 86400 (24 h), at most 604800 (7 days).',
+  }),
+});
+
 export const Webhook = z
   .object({
     id: z.string(),
     firmId: z.string(),
     url: z.string(),
-    secret: z
-      .string()
-      .meta({ description: 'HMAC-SHA256 key of X-Service-Signature; returned on create and list' }),
+    secret: z.string().meta({
+      description:
+        'whsec_ + base64 of the key. X-Service-Signature: HMAC-SHA256 keyed with this whole string; webhook-signature (Standard Webhooks): keyed with the decoded bytes. Returned on create, list and rotate-secret',
+    }),
     events: z.array(z.string()),
     isActive: z
       .boolean()

@@ -8,6 +8,7 @@ import {
   signatureHeader,
 } from '../domain/webhooks/delivery.js';
 import { webhookNameOf } from '../domain/webhooks/events.js';
+import { signingSecrets, standardWebhookHeaders, unixSeconds } from '../domain/webhooks/standard-webhooks.js';
 import { newId } from '../ids.js';
 import type { RecordMessage } from '../ledger-writer/dispatch.js';
 import { isoNow } from '../ports/clock.js';
@@ -159,7 +160,7 @@ export async function attemptDelivery(
     await explainUnclaimed(deps, message, now.toISOString());
     return;
   }
-  const attempt = await post(endpoint, claimed, config);
+  const attempt = await post(endpoint, claimed, config, now);
   const outcome = await nextStep(deps, claimed, attempt, config);
   const recorded = await recordAttempt(deps, ref, message.token, attempt, outcome);
   if (!recorded) {
@@ -200,8 +201,11 @@ async function post(
   endpoint: WebhookItem,
   delivery: WebhookDeliveryItem,
   config: WebhookConfig,
+  now: Date,
 ): Promise<DeliveryAttempt> {
   const startedAt = new Date();
+  // The newest secret first; during a rotation's overlap window the previous one signs too.
+  const secrets = signingSecrets(endpoint, now);
   let statusCode: number | null = null;
   let error: string | null = null;
   try {
@@ -214,6 +218,8 @@ async function post(
         [EVENT_HEADER]: delivery.event,
         [SIGNATURE_HEADER]: signatureHeader(endpoint.secret, delivery.body),
         [DELIVERY_HEADER]: delivery.id,
+        // webhook-id is the delivery's id: the same on every retry and redelivery of this event to this endpoint.
+        ...standardWebhookHeaders(secrets, delivery.id, unixSeconds(now), delivery.body),
       },
       { timeoutMs: config.timeoutMs, policy: config.policy },
     ));

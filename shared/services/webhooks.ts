@@ -16,9 +16,11 @@ import {
   listWebhooks,
   putWebhook,
   restartDelivery,
+  rotateWebhookSecret,
   type WebhookDeliveryItem,
   type WebhookItem,
 } from '../store/webhook-store.js';
+import { LOST_RACE, retryOnLostRace } from '../store/lost-race.js';
 import { slicePage, type Page } from './pages.js';
 import { webhookConfig } from './webhook-config.js';
 import { queueAttempt } from './webhook-delivery.js';
@@ -105,6 +107,39 @@ export async function firmWebhooks(deps: Deps, firmId: string) {
 export async function deactivate(deps: Deps, firmId: string, webhookId: string): Promise<void> {
   if (!(await deactivateWebhook(deps, firmId, webhookId, isoNow(deps.clock))))
     throw new NotFoundError('Webhook not found');
+}
+
+/** Default overlap of a rotation: the previous secret keeps signing deliveries for 24 h. */
+export const DEFAULT_ROTATION_OVERLAP_SECONDS = 86_400;
+
+/**
+ * Gives an active endpoint a new secret and returns it (the create shape). For `overlapSeconds` the secret it
+ * replaces keeps signing deliveries too (a second v1 in webhook-signature), so receivers can switch over
+ * without a failed delivery; with 0 it stops at once. X-Service-Signature uses the new secret from now on.
+ * Only the secret just replaced overlaps: rotating again ends the overlap of an earlier one. 404 for an
+ * unknown or deactivated endpoint.
+ */
+export async function rotateSecret(deps: Deps, firmId: string, webhookId: string, overlapSeconds: number) {
+  const rotated = await retryOnLostRace(
+    async () => {
+      const current = await getWebhook(deps, firmId, webhookId);
+      if (!current || !current.isActive) return null;
+      const expiresAt = new Date(deps.clock.now().getTime() + overlapSeconds * 1000).toISOString();
+      const outcome = await rotateWebhookSecret(
+        deps,
+        { firmId, webhookId, expectedSecret: current.secret },
+        {
+          secret: generateWebhookSecret(),
+          previousSecret: overlapSeconds > 0 ? current.secret : null,
+          previousSecretExpiresAt: overlapSeconds > 0 ? expiresAt : null,
+        },
+      );
+      return outcome === 'lost-race' ? LOST_RACE : outcome;
+    },
+    { attempts: 5, exhausted: () => new ConflictError('The secret is being rotated concurrently; retry') },
+  );
+  if (!rotated) throw new NotFoundError('Webhook not found');
+  return presentWebhook(rotated);
 }
 
 async function requireWebhook(deps: Deps, firmId: string, webhookId: string): Promise<WebhookItem> {

@@ -12,6 +12,12 @@ export interface WebhookItem {
   url: string;
   /** HMAC key of the deliveries. Stored as is (it must sign), encrypted at rest like the whole table. */
   secret: string;
+  /**
+   * The secret a rotation replaced, which still signs deliveries (webhook-signature) until
+   * previousSecretExpiresAt; absent on endpoints never rotated, null once a rotation had no overlap.
+   */
+  previousSecret?: string | null;
+  previousSecretExpiresAt?: string | null;
   events: WebhookEventName[];
   isActive: boolean;
   createdAt: string;
@@ -110,6 +116,35 @@ export async function deactivateWebhook(
   if (outcome.status === 'conflict') throw new Error(`Deactivating webhook ${webhookId} met a transaction`);
   // Not committed: unknown, or already deactivated (the first deactivatedAt stands).
   return outcome.status === 'committed' || (await getWebhook(deps, firmId, webhookId)) !== null;
+}
+
+/**
+ * Replaces an active endpoint's secret, keeping the one replaced as `previous` (or none). Conditional on the
+ * secret read before (`expectedSecret`): 'lost-race' when another rotation came first, null when the endpoint
+ * is unknown or deactivated, else the endpoint as written.
+ */
+export async function rotateWebhookSecret(
+  deps: Deps,
+  ref: { firmId: string; webhookId: string; expectedSecret: string },
+  next: { secret: string; previousSecret: string | null; previousSecretExpiresAt: string | null },
+): Promise<WebhookItem | 'lost-race' | null> {
+  const outcome = await updateConditionally(deps, {
+    TableName: deps.tables.main,
+    Key: keys.webhook(ref.firmId, ref.webhookId),
+    UpdateExpression: 'SET secret = :secret, previousSecret = :previous, previousSecretExpiresAt = :expires',
+    ConditionExpression: 'attribute_exists(pk) AND isActive = :true AND secret = :expected',
+    ExpressionAttributeValues: {
+      ':secret': next.secret,
+      ':previous': next.previousSecret,
+      ':expires': next.previousSecretExpiresAt,
+      ':true': true,
+      ':expected': ref.expectedSecret,
+    },
+  });
+  if (outcome.status === 'conflict') throw new Error(`Rotating webhook ${ref.webhookId} met a transaction`);
+  if (outcome.status === 'committed') return withoutKeys(outcome.item) as unknown as WebhookItem;
+  const now = await getWebhook(deps, ref.firmId, ref.webhookId);
+  return now && now.isActive ? 'lost-race' : null;
 }
 
 /**

@@ -149,7 +149,7 @@ describe('webhook registration', () => {
       id: expect.stringMatching(/^wh_/),
       firmId: firm.firmId,
       url: 'http://127.0.0.1:9/hook',
-      secret: expect.stringMatching(/^whsec_[A-Za-z0-9_-]{43}$/),
+      secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{43}=$/),
       events: ['firm-settings.updated', 'chain.repaired'],
       isActive: true,
       createdAt: expect.any(String),
@@ -525,7 +525,7 @@ describe('webhook delivery', () => {
     expect(r.requests).toHaveLength(1);
   });
 
-  it("answers 404 for another firm's endpoint, its deliveries and its redelivery, and changes nothing", async () => {
+  it("answers 404 for another firm's endpoint, its deliveries, its redelivery and its secret rotation, and changes nothing", async () => {
     const other = await createFirm('LEDGER');
     const { receiver: r, url } = await receiver();
     const webhook = await register(firm, url, ['firm-settings.updated'], r);
@@ -543,6 +543,7 @@ describe('webhook delivery', () => {
     const calls: [string, string][] = [
       ['GET', `/v1/firm/me/webhooks/${webhook.id}/deliveries`],
       ['POST', `/v1/firm/me/webhooks/${webhook.id}/deliveries/${delivery.id}/redeliver`],
+      ['POST', `/v1/firm/me/webhooks/${webhook.id}/rotate-secret`],
       ['DELETE', `/v1/firm/me/webhooks/${webhook.id}`],
     ];
     for (const [method, path] of calls) {
@@ -554,6 +555,7 @@ describe('webhook delivery', () => {
       (w: { id: string }) => w.id === webhook.id,
     );
     expect(mine.isActive).toBe(true);
+    expect(mine.secret).toBe(webhook.secret);
     // Another firm's records never reach this firm's endpoints.
     const otherHook = await receiver();
     await register(other, otherHook.url, ['firm-settings.updated'], otherHook.receiver);

@@ -41,9 +41,13 @@ export function signatureHeader(secret: string, rawBody: string): string {
   return `sha256=${createHmac('sha256', secret).update(rawBody, 'utf8').digest('hex')}`;
 }
 
-/** A new endpoint secret: 32 random bytes (256 bits, the HMAC-SHA256 block of strength), base64url. */
+/**
+ * A new endpoint secret: `whsec_` + standard base64 (with padding) of 32 random bytes (256 bits), the form
+ * Standard Webhooks libraries accept. X-Service-Signature keys its HMAC with the whole string as it is;
+ * webhook-signature with the 32 decoded bytes (standard-webhooks.ts). Secrets issued before were base64url.
+ */
 export function generateWebhookSecret(): string {
-  return `whsec_${randomBytes(32).toString('base64url')}`;
+  return `whsec_${randomBytes(32).toString('base64')}`;
 }
 
 export interface RetrySchedule {

@@ -166,10 +166,10 @@ describe('webhook signature', () => {
     expect(signatureHeader(secret, `${body} `)).not.toBe(`sha256=${expected}`);
   });
 
-  it('generates distinct 256-bit secrets', () => {
+  it('generates distinct 256-bit secrets, whsec_ + standard base64 (the Standard Webhooks form)', () => {
     const a = generateWebhookSecret();
-    expect(a).toMatch(/^whsec_[A-Za-z0-9_-]{43}$/);
-    expect(Buffer.from(a.slice(6), 'base64url')).toHaveLength(32);
+    expect(a).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+    expect(Buffer.from(a.slice(6), 'base64')).toHaveLength(32);
     expect(generateWebhookSecret()).not.toBe(a);
   });
 
