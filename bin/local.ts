@@ -8,13 +8,14 @@
  */
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
-import type { APIGatewayProxyStructuredResultV2, Context, SQSBatchResponse } from 'aws-lambda';
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { APIGatewayProxyStructuredResultV2, SQSBatchResponse } from 'aws-lambda';
 import { createApiServer } from '../shared/adapters/local/api-gateway.js';
 import { DevIssuer } from '../shared/adapters/local/dev-issuer.js';
 import { ensureTables, startDynamoLocal } from '../shared/adapters/local/dynamodb-local.js';
 import { FsObjectStore } from '../shared/adapters/local/fs-object-store.js';
+import { handlerModules } from '../shared/adapters/local/handler-modules.js';
 import { InstancePool } from '../shared/adapters/local/instance-pool.js';
 import { LocalSigner } from '../shared/adapters/local/local-signer.js';
 import { presignedUploadHandler, UrlSigningSecret } from '../shared/adapters/local/presigned-uploads.js';
@@ -51,15 +52,7 @@ type Invoke = (
   event: unknown,
 ) => Promise<{ value: unknown; instance?: number }>;
 
-const modules = new Map<string, Promise<Record<string, unknown>>>();
-function loadModule(module: string): Promise<Record<string, unknown>> {
-  let loaded = modules.get(module);
-  if (!loaded) {
-    loaded = import(pathToFileURL(join(root, `${module}.ts`)).href) as Promise<Record<string, unknown>>;
-    modules.set(module, loaded);
-  }
-  return loaded;
-}
+const handlerOf = handlerModules(root);
 
 const dynamo = await startDynamoLocal(paths.dynamodb, paths.dynamoPidFile);
 process.on('exit', () => dynamo.process.kill('SIGKILL'));
@@ -116,10 +109,7 @@ if (instanceCount === 0) {
   // In-process (the default): every invocation runs in this thread, sharing one composition root.
   installDeps(createLocalDeps({ dataDir, dynamoEndpoint: dynamo.endpoint, baseUrl, queue, signerQuota }));
   invoke = async (module, name, event) => {
-    const handler = (await loadModule(module)).handler as (
-      event: unknown,
-      context: Context,
-    ) => Promise<unknown>;
+    const handler = await handlerOf(module);
     return { value: await handler(event, lambdaContext(name)) };
   };
 } else {

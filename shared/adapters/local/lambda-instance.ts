@@ -4,8 +4,6 @@
  * own composition root (DynamoDB client, signer, object store) and loads the handler modules itself, on first use
  * (its cold start); the main thread hands it one invocation at a time. Its queue sends go to the main thread.
  */
-import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { parentPort, workerData } from 'node:worker_threads';
 import { installDeps } from '../../runtime/deps.js';
 import { createLocalDeps } from '../../runtime/local-deps.js';
@@ -16,11 +14,10 @@ import {
   type InstanceData,
   type ToInstance,
 } from './instance-messages.js';
+import { handlerModules } from './handler-modules.js';
 import { InstanceQueue } from './instance-queue.js';
 import { lambdaContext } from './local-queue.js';
 import { SignerQuota } from './signer-quota.js';
-
-type Handler = (event: unknown, context: ReturnType<typeof lambdaContext>) => Promise<unknown>;
 
 const port = parentPort!;
 const data = workerData as InstanceData;
@@ -38,18 +35,7 @@ installDeps(
   }),
 );
 
-const handlers = new Map<string, Promise<Handler>>();
-function handlerOf(module: string): Promise<Handler> {
-  let handler = handlers.get(module);
-  if (!handler) {
-    handler = import(pathToFileURL(join(data.root, `${module}.ts`)).href).then(
-      (loaded: { handler: Handler }) => loaded.handler,
-    );
-    handler.catch(() => handlers.delete(module));
-    handlers.set(module, handler);
-  }
-  return handler;
-}
+const handlerOf = handlerModules(data.root);
 
 async function invoke(message: Extract<ToInstance, { kind: 'invoke' }>): Promise<FromInstance> {
   try {
