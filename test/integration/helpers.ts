@@ -6,6 +6,7 @@ import { newId } from '../../shared/ids.js';
 import { createLocalDeps } from '../../shared/runtime/local-deps.js';
 import type { Deps } from '../../shared/runtime/deps.js';
 import { ledgerctl } from '../support/local-stack.js';
+import { call } from '../support/stack-client.js';
 
 export interface TestStack {
   baseUrl: string;
@@ -37,30 +38,13 @@ export interface ApiResponse<T = unknown> {
   headers: Headers;
 }
 
-/**
- * An HTTP call to the stack; `raw` sends a body string as is. A body is sent as application/json unless
- * `headers` names another Content-Type (fetch would label a string text/plain, which a JSON operation refuses).
- */
-export async function api<T = any>(
+/** An HTTP call to the shared test stack (see `call` in test/support/stack-client.ts). */
+export function api<T = any>(
   method: string,
   path: string,
   options: Credential & { body?: unknown; raw?: string; headers?: Record<string, string> } = {},
 ): Promise<ApiResponse<T>> {
-  const headers: Record<string, string> = { ...options.headers };
-  if (options.key) headers['x-service-key'] = options.key;
-  if (options.token) headers.authorization = `Bearer ${options.token}`;
-  const body = options.body !== undefined ? JSON.stringify(options.body) : options.raw;
-  if (body !== undefined && !Object.keys(headers).some((name) => name.toLowerCase() === 'content-type'))
-    headers['content-type'] = 'application/json';
-  const response = await fetch(`${stack.baseUrl}${path}`, { method, headers, body });
-  const text = await response.text();
-  let parsed: unknown = text;
-  try {
-    parsed = text ? JSON.parse(text) : undefined;
-  } catch {
-    // Not JSON: keep the text.
-  }
-  return { status: response.status, body: parsed as T, headers: response.headers };
+  return call<T>(stack, method, path, options);
 }
 
 export interface TestFirm {

@@ -12,28 +12,41 @@ export interface StackResponse<T = any> {
   headers: Headers;
 }
 
+export interface CallOptions {
+  key?: string;
+  token?: string;
+  body?: unknown;
+  /** A body string sent as is. */
+  raw?: string;
+  headers?: Record<string, string>;
+}
+
+/**
+ * An HTTP call to a running stack, the one every test helper makes. A body is sent as application/json unless
+ * `headers` names another Content-Type (fetch would label a string text/plain, which a JSON operation refuses);
+ * the answer's body is parsed as JSON when it is JSON, else kept as text.
+ */
 export async function call<T = any>(
   stack: { baseUrl: string },
   method: string,
   path: string,
-  options: { key?: string; body?: unknown } = {},
+  options: CallOptions = {},
 ): Promise<StackResponse<T>> {
-  const headers: Record<string, string> = {};
+  const headers: Record<string, string> = { ...options.headers };
   if (options.key) headers['x-service-key'] = options.key;
-  if (options.body !== undefined) headers['content-type'] = 'application/json';
-  const response = await fetch(`${stack.baseUrl}${path}`, {
-    method,
-    headers,
-    body: options.body === undefined ? undefined : JSON.stringify(options.body),
-  });
+  if (options.token) headers.authorization = `Bearer ${options.token}`;
+  const body = options.body !== undefined ? JSON.stringify(options.body) : options.raw;
+  if (body !== undefined && !Object.keys(headers).some((name) => name.toLowerCase() === 'content-type'))
+    headers['content-type'] = 'application/json';
+  const response = await fetch(`${stack.baseUrl}${path}`, { method, headers, body });
   const text = await response.text();
-  let body: unknown = text;
+  let parsed: unknown = text;
   try {
-    body = text ? JSON.parse(text) : undefined;
+    parsed = text ? JSON.parse(text) : undefined;
   } catch {
     // Not JSON: keep the text.
   }
-  return { status: response.status, body: body as T, headers: response.headers };
+  return { status: response.status, body: parsed as T, headers: response.headers };
 }
 
 /** Onboards a firm with `ledgerctl firm create`, as an operator would; answers its id and first API key. */
