@@ -108,56 +108,46 @@ export class S3ObjectStore implements ObjectStore {
   }
 
   async get(bucket: BucketName, key: string): Promise<StoredObject | null> {
-    const { GetObjectCommand } = await import('@aws-sdk/client-s3');
-    try {
-      const response = await (
-        await this.client()
-      ).send(new GetObjectCommand({ Bucket: this.buckets[bucket], Key: key }));
-      const body = await response.Body?.transformToByteArray();
-      return {
-        body: body ?? new Uint8Array(),
-        contentType: response.ContentType ?? 'application/octet-stream',
-      };
-    } catch (error) {
-      if (isNotFound(error)) return null;
-      throw error;
-    }
+    const response = await this.getObject(bucket, key);
+    if (!response) return null;
+    const body = await response.Body?.transformToByteArray();
+    return {
+      body: body ?? new Uint8Array(),
+      contentType: response.ContentType ?? 'application/octet-stream',
+    };
   }
 
   /** HeadObject: size and type without reading the body; null when absent. */
   async head(bucket: BucketName, key: string): Promise<ObjectInfo | null> {
     const { HeadObjectCommand } = await import('@aws-sdk/client-s3');
-    try {
-      const response = await (
-        await this.client()
-      ).send(new HeadObjectCommand({ Bucket: this.buckets[bucket], Key: key }));
-      return {
-        size: response.ContentLength ?? 0,
-        contentType: response.ContentType ?? 'application/octet-stream',
-      };
-    } catch (error) {
-      if (isNotFound(error)) return null;
-      throw error;
-    }
+    const client = await this.client();
+    const response = await nullWhenMissing(
+      client.send(new HeadObjectCommand({ Bucket: this.buckets[bucket], Key: key })),
+    );
+    if (!response) return null;
+    return {
+      size: response.ContentLength ?? 0,
+      contentType: response.ContentType ?? 'application/octet-stream',
+    };
   }
 
   /** GetObject, its body left as the SDK's stream (chunks as they arrive); null when absent. */
   async stream(bucket: BucketName, key: string): Promise<ObjectStream | null> {
+    const response = await this.getObject(bucket, key);
+    if (!response) return null;
+    const body = response.Body as AsyncIterable<Uint8Array> | undefined;
+    return {
+      size: response.ContentLength ?? 0,
+      contentType: response.ContentType ?? 'application/octet-stream',
+      body: body ?? (async function* () {})(),
+    };
+  }
+
+  /** GetObject's answer, its body not yet read; null when the key is absent. */
+  private async getObject(bucket: BucketName, key: string) {
     const { GetObjectCommand } = await import('@aws-sdk/client-s3');
-    try {
-      const response = await (
-        await this.client()
-      ).send(new GetObjectCommand({ Bucket: this.buckets[bucket], Key: key }));
-      const body = response.Body as AsyncIterable<Uint8Array> | undefined;
-      return {
-        size: response.ContentLength ?? 0,
-        contentType: response.ContentType ?? 'application/octet-stream',
-        body: body ?? (async function* () {})(),
-      };
-    } catch (error) {
-      if (isNotFound(error)) return null;
-      throw error;
-    }
+    const client = await this.client();
+    return nullWhenMissing(client.send(new GetObjectCommand({ Bucket: this.buckets[bucket], Key: key })));
   }
 
   async *list(bucket: BucketName, prefix: string): AsyncIterable<string> {
@@ -177,6 +167,16 @@ export class S3ObjectStore implements ObjectStore {
     if (bucket === 'immutable') throw new ImmutableObjectError(bucket, key, 'delete');
     const { DeleteObjectCommand } = await import('@aws-sdk/client-s3');
     await (await this.client()).send(new DeleteObjectCommand({ Bucket: this.buckets[bucket], Key: key }));
+  }
+}
+
+/** The request's answer, or null when S3 says the key does not exist. */
+async function nullWhenMissing<T>(request: Promise<T>): Promise<T | null> {
+  try {
+    return await request;
+  } catch (error) {
+    if (isNotFound(error)) return null;
+    throw error;
   }
 }
 
