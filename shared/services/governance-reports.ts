@@ -22,14 +22,10 @@ import {
 } from '../domain/governance/models.js';
 import {
   DAY_MS,
-  EARLIEST_BOUND,
-  EARLIEST_BOUND_MS,
   endOfUtcDay,
-  LATEST_BOUND,
-  LATEST_BOUND_MS,
-  MAX_PERIOD_DAYS,
   monthsBefore,
   parseBound,
+  periodProblems,
   startOfUtcQuarter,
   type Period,
 } from '../domain/governance/periods.js';
@@ -65,28 +61,9 @@ export function resolvePeriod(
 ): Period {
   const from = query.from === undefined ? defaults.from : parseBound(query.from, 'from');
   const to = query.to === undefined ? defaults.to : parseBound(query.to, 'to');
-  const problems = [];
-  for (const [side, value] of [
-    ['from', from],
-    ['to', to],
-  ] as const) {
-    if (value === null) problems.push({ path: `query.${side}`, message: 'Not an ISO date or date-time' });
-    else if (value < EARLIEST_BOUND_MS || value > LATEST_BOUND_MS)
-      problems.push({
-        path: `query.${side}`,
-        message: `Must lie between ${EARLIEST_BOUND} and ${LATEST_BOUND} (UTC)`,
-      });
-  }
+  const problems = periodProblems(from, to);
   if (problems.length > 0 || from === null || to === null)
     throw new ValidationError('Invalid period', problems);
-  if (from > to)
-    throw new ValidationError('Invalid period', [
-      { path: 'query.from', message: 'from must not be after to' },
-    ]);
-  if (to - from > MAX_PERIOD_DAYS * DAY_MS)
-    throw new ValidationError('Invalid period', [
-      { path: 'query.to', message: `The period must not be longer than ${MAX_PERIOD_DAYS} days` },
-    ]);
   return { from, to };
 }
 

@@ -2,6 +2,7 @@
  * Report periods: parsing the from/to query values and cutting windows into UTC days, ISO weeks and
  * months. Every window is a closed interval of instants [from, to] in milliseconds.
  */
+import type { ErrorDetail } from '../../errors.js';
 
 export const DAY_MS = 86_400_000;
 
@@ -24,6 +25,30 @@ export const LATEST_BOUND_MS = Date.parse(`${LATEST_BOUND}T23:59:59.999Z`);
 
 /** How the bounds read in route descriptions and error messages. */
 export const PERIOD_BOUNDS_TEXT = `each bound between ${EARLIEST_BOUND} and ${LATEST_BOUND}, to at most ${MAX_PERIOD_DAYS} days after from`;
+
+/**
+ * What is wrong with a requested period, as error details (empty when nothing is): a bound that is not a date
+ * (null) or lies outside EARLIEST_BOUND..LATEST_BOUND; else `from` after `to`; else a span over MAX_PERIOD_DAYS.
+ */
+export function periodProblems(from: number | null, to: number | null): ErrorDetail[] {
+  const problems: ErrorDetail[] = [];
+  for (const [side, value] of [
+    ['from', from],
+    ['to', to],
+  ] as const) {
+    if (value === null) problems.push({ path: `query.${side}`, message: 'Not an ISO date or date-time' });
+    else if (value < EARLIEST_BOUND_MS || value > LATEST_BOUND_MS)
+      problems.push({
+        path: `query.${side}`,
+        message: `Must lie between ${EARLIEST_BOUND} and ${LATEST_BOUND} (UTC)`,
+      });
+  }
+  if (problems.length > 0 || from === null || to === null) return problems;
+  if (from > to) return [{ path: 'query.from', message: 'from must not be after to' }];
+  if (to - from > MAX_PERIOD_DAYS * DAY_MS)
+    return [{ path: 'query.to', message: `The period must not be longer than ${MAX_PERIOD_DAYS} days` }];
+  return [];
+}
 
 const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
 
