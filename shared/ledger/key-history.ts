@@ -1,0 +1,93 @@
+import { createHash } from 'node:crypto';
+import canonicalize from 'canonicalize';
+import type { SIGNING_ALGORITHM, SIGNING_KEY_SPEC } from '../ports/signer.js';
+
+/**
+ * The public history of the service's signing keys (issue 15): every key that ever signed a record, with the
+ * window in which it could sign. Published at `/.well-known/signing-keys`, carried in evidence bundles, and
+ * the only thing a verifier needs to decide whether a record's key was good at the record's time. Pure: no
+ * I/O, so the service, the offline CLI and the tests share one rule (docs/ledger-format.md describes it).
+ */
+
+/** The fields of an entry that never change once the key exists; the previous key endorses exactly these. */
+export interface SigningKeyIdentity {
+  /** Lowercase hex SHA-256 of the DER SubjectPublicKeyInfo. */
+  fingerprint: string;
+  /** base64 DER SubjectPublicKeyInfo, as in every record's `publicKey`. */
+  publicKey: string;
+  algorithm: typeof SIGNING_ALGORITHM;
+  keySpec: typeof SIGNING_KEY_SPEC;
+  /** ISO 8601 instant from which the key signs records (a record's `timestamp` is compared with it). */
+  validFrom: string;
+}
+
+export interface KeyEndorsement {
+  /** Fingerprint of the previous key, which signed this entry's identity. */
+  signedBy: string;
+  /** base64 DER ECDSA P-256 signature (SHA-256) over `endorsementMessage(identity)`. */
+  signature: string;
+}
+
+export interface SigningKeyEntry extends SigningKeyIdentity {
+  /** ISO 8601 instant from which the key no longer signs; null for the current key. */
+  validUntil: string | null;
+  /** ISO 8601 instant from which the key is treated as compromised; null unless revoked. */
+  revokedFrom: string | null;
+  /** null for the first key only. */
+  endorsement: KeyEndorsement | null;
+}
+
+export interface SigningKeyHistory {
+  /** Increases by one with every change (rotation, revocation); each version is kept in the immutable store. */
+  version: number;
+  /** Oldest first. */
+  keys: SigningKeyEntry[];
+}
+
+/** Why a record's key is not good at the record's time; null when it is. */
+export type KeyProblem = 'UNTRUSTED_KEY' | 'KEY_REVOKED' | 'KEY_NOT_VALID_AT_TIMESTAMP';
+
+export function fingerprintOf(publicKeyBase64: string): string {
+  return createHash('sha256').update(Buffer.from(publicKeyBase64, 'base64')).digest('hex');
+}
+
+/** The bytes the previous key signs to endorse a new key: RFC 8785 canonical JSON of the identity fields. */
+export function endorsementMessage(identity: SigningKeyIdentity): Buffer {
+  const { fingerprint, publicKey, algorithm, keySpec, validFrom } = identity;
+  return Buffer.from(
+    canonicalize({ fingerprint, publicKey, algorithm, keySpec, validFrom }) as string,
+    'utf8',
+  );
+}
+
+export function entryForKey(
+  history: SigningKeyHistory,
+  publicKeyBase64: string,
+): SigningKeyEntry | undefined {
+  return history.keys.find((k) => k.publicKey === publicKeyBase64);
+}
+
+/**
+ * Was `publicKeyBase64` allowed to sign a record stamped `timestamp`? Instants compare as times (not text), so
+ * equal instants written with different precision agree. A window is [validFrom, validUntil); revocation wins
+ * from `revokedFrom` on, whatever the window says.
+ */
+export function keyProblemAt(
+  history: SigningKeyHistory,
+  publicKeyBase64: string,
+  timestamp: string,
+): KeyProblem | null {
+  const entry = entryForKey(history, publicKeyBase64);
+  if (!entry) return 'UNTRUSTED_KEY';
+  const at = Date.parse(timestamp);
+  if (Number.isNaN(at)) return 'KEY_NOT_VALID_AT_TIMESTAMP';
+  if (entry.revokedFrom !== null && at >= Date.parse(entry.revokedFrom)) return 'KEY_REVOKED';
+  if (at < Date.parse(entry.validFrom)) return 'KEY_NOT_VALID_AT_TIMESTAMP';
+  if (entry.validUntil !== null && at >= Date.parse(entry.validUntil)) return 'KEY_NOT_VALID_AT_TIMESTAMP';
+  return null;
+}
+
+/** The entry whose window holds `timestamp` and that is not revoked by then: the key to sign such a record. */
+export function keyForTimestamp(history: SigningKeyHistory, timestamp: string): SigningKeyEntry | undefined {
+  return history.keys.find((k) => keyProblemAt(history, k.publicKey, timestamp) === null);
+}
