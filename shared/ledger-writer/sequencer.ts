@@ -12,12 +12,12 @@ import {
   withdrawIntent,
 } from '../store/append-intent-store.js';
 import { advanceHeadToLastRecord, commitBatch, type SealedAppend } from '../store/ledger-writes.js';
-import { readHead, type ChainHead } from '../store/ledger-store.js';
+import { getRecordById, readHead, type ChainHead } from '../store/ledger-store.js';
 import { acquireLease, readLease, releaseLease, renewLease } from '../store/sequencer-lease-store.js';
 import { ServiceUnavailableError } from '../errors.js';
 import { conditionChecks, extrasAt, placeBatch, planBatch, type PendingAppend } from './append-batch.js';
 import { canonicalJson, computeChainHash, computeRecordHash, signedMessage } from '../ledger/hashing.js';
-import type { LedgerRecord } from '../ledger/record.js';
+import { recordOf, type LedgerRecord } from '../ledger/record.js';
 import { publicKeyBase64 } from '../ledger/signing-key.js';
 
 /** How an append ended: committed at a position, or refused by its own condition (nothing written). */
@@ -34,6 +34,17 @@ const INTENTS_PER_READ = 100;
 const STALE_RESULT_MS = 60_000;
 /** Attempts at one batch before its appends fail (each lost attempt re-reads the head). */
 const BATCH_ATTEMPTS = 50;
+/** An asker's looks for its record after the first: this far apart (ms), growing to POLL_MAX_MS. */
+const POLL_STEP_MS = 5;
+const POLL_MAX_MS = 50;
+/** Every this many looks that find nothing, an asker reads its intent (failed?) and the lease (anyone there?). */
+const SLOW_CHECK_EVERY = 3;
+/**
+ * For this long after finding the lease held by another instance, a new append of this process goes straight
+ * to an intent instead of trying to take the lease first: at steady load the holder keeps it, and each try is
+ * a failed conditional write. If the holder lets go meanwhile, the asker's slow check finds the lease free.
+ */
+const LEASE_SEEN_HELD_MS = 100;
 
 interface LocalAppend {
   append: PendingAppend;
@@ -48,6 +59,13 @@ interface Lane {
   local: LocalAppend[];
   /** Who this lane is, as a lease holder. */
   holder: string;
+  /**
+   * How long this process's intents took to be committed lately (ms, moving average): an asker's first look
+   * for its record waits about this long, so most find it at the first look instead of polling in 5 ms steps.
+   */
+  turnaroundMs: number;
+  /** When this process last found the firm's lease held by another instance (epoch ms). */
+  leaseSeenHeldAt: number;
 }
 
 const lanes = new WeakMap<Deps, Map<string, Lane>>();
@@ -73,12 +91,27 @@ function laneOf(deps: Deps, firmId: string): Lane {
   let byFirm = lanes.get(deps);
   if (!byFirm) lanes.set(deps, (byFirm = new Map()));
   let lane = byFirm.get(firmId);
-  if (!lane) byFirm.set(firmId, (lane = { firmId, state: 'idle', local: [], holder: randomUUID() }));
+  if (!lane)
+    byFirm.set(
+      firmId,
+      (lane = {
+        firmId,
+        state: 'idle',
+        local: [],
+        holder: randomUUID(),
+        turnaroundMs: 20,
+        leaseSeenHeldAt: 0,
+      }),
+    );
   return lane;
 }
 
 /** Takes the lease and leads, or hands this process's waiting appends over to the holder as intents. */
-async function takeOrHandOver(deps: Deps, lane: Lane): Promise<void> {
+async function takeOrHandOver(deps: Deps, lane: Lane, lookFirst = true): Promise<void> {
+  if (lookFirst && Date.now() - lane.leaseSeenHeldAt < LEASE_SEEN_HELD_MS) {
+    handOver(deps, lane);
+    return;
+  }
   lane.state = 'acquiring';
   let acquired: boolean;
   try {
@@ -90,6 +123,7 @@ async function takeOrHandOver(deps: Deps, lane: Lane): Promise<void> {
   }
   if (!acquired) {
     lane.state = 'idle';
+    lane.leaseSeenHeldAt = Date.now();
     handOver(deps, lane);
     return;
   }
@@ -106,32 +140,45 @@ function failAll(appends: readonly LocalAppend[], error: Error): void {
   for (const waiting of appends) waiting.settle(error);
 }
 
-/** Leaves an intent for the holder and waits for its result; takes over when the lease is free or ran out. */
+/**
+ * Leaves an intent for the holder and waits for its record: the commit takes the intent away in the record's
+ * transaction, so the record itself is the result (looked up by its id; no result item to write, read and
+ * delete). The first look waits about as long as intents took lately; later looks come every few ms. Every few
+ * empty looks it reads the intent (a failed append is marked there) and, when nobody seems to sequence, the
+ * lease, and takes over when the lease is free or ran out.
+ */
 async function waitAsIntent(deps: Deps, lane: Lane, append: PendingAppend): Promise<Sequenced> {
   await putIntent(deps, append);
   const started = Date.now();
-  for (let poll = 1; ; poll++) {
-    await sleep(Math.min(50, 5 + 5 * poll));
-    const state = await readIntent(deps, append.firmId, append.recordId);
-    if (state?.state === 'COMMITTED') {
-      await deleteIntent(deps, append.firmId, append.recordId);
-      return { status: 'committed', record: JSON.parse(state.body) as LedgerRecord, body: state.body };
+  let wait = Math.min(POLL_MAX_MS * 4, Math.max(POLL_STEP_MS, lane.turnaroundMs * 0.8));
+  for (let look = 1; ; look++) {
+    await sleep(wait);
+    wait = Math.min(POLL_MAX_MS, POLL_STEP_MS * look);
+    const record = await getRecordById(deps, append.firmId, append.recordId);
+    if (record) {
+      lane.turnaroundMs = 0.8 * lane.turnaroundMs + 0.2 * (Date.now() - started);
+      const committed = recordOf(record);
+      return { status: 'committed', record: committed, body: canonicalJson(committed) };
     }
+    if (look % SLOW_CHECK_EVERY !== 0) continue;
+    const state = await readIntent(deps, append.firmId, append.recordId);
     if (state?.state === 'FAILED') {
       await deleteIntent(deps, append.firmId, append.recordId);
       return { status: 'failed', failedItem: state.failedItem };
     }
-    if (state === null) throw new Error(`Append intent ${append.recordId} vanished`);
+    // Taken away: committed, and the record-id index has not caught up yet (it is eventually consistent).
+    if (state === null) continue;
     if (Date.now() - started > ASK_TIMEOUT_MS) {
       const withdrawn = await withdrawIntent(deps, append.firmId, append.recordId);
       if (withdrawn.status === 'committed')
         throw new ServiceUnavailableError('The ledger is busy; retry the request', 1);
-      continue; // it settled meanwhile: the next poll reads the result
+      continue; // it settled meanwhile: the next look finds the record or the failure
     }
-    // Every few polls: is anyone sequencing? A holder that died leaves the lease to run out.
-    if (poll % 4 === 0 && lane.state === 'idle') {
+    // Is anyone sequencing? A holder that died leaves the lease to run out.
+    if (lane.state === 'idle') {
       const lease = await readLease(deps, append.firmId);
-      if (!lease || lease.until < deps.clock.now().getTime()) void takeOrHandOver(deps, lane);
+      if (!lease || lease.until < deps.clock.now().getTime()) void takeOrHandOver(deps, lane, false);
+      else lane.leaseSeenHeldAt = Date.now();
     }
   }
 }
@@ -262,7 +309,6 @@ async function commitInBatch(
       entries = entries.slice(0, firstUnsigned);
       unsigned = unsigned.slice(0, firstUnsigned);
     }
-    const settledAt = deps.clock.now().toISOString();
     const sealed: SealedAppend[] = unsigned.map((r, i) => {
       const record: LedgerRecord = { ...r, signature: signatures.get(r.chainHash)!, publicKey };
       const body = canonicalJson(record);
@@ -271,9 +317,7 @@ async function commitInBatch(
         record,
         body,
         extras: extras[i]!,
-        ...(entry.remote
-          ? { intentResult: committedIntentItem(deps, entry, record.sequenceNumber, body, settledAt) }
-          : {}),
+        ...(entry.remote ? { intentResult: committedIntentItem(deps, entry) } : {}),
       };
     });
     const outcome = await commitBatch(deps, head, sealed);
