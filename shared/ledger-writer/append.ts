@@ -8,7 +8,8 @@ import type { TransactItem } from '../store/conditional-write.js';
 import { LOST_RACE, type LostRace } from '../store/lost-race.js';
 import type { PendingAppend } from './append-batch.js';
 import { archiveRecord } from './archive.js';
-import { sequence, type Sequenced } from './sequencer.js';
+import type { Sequenced } from './batch-commit.js';
+import { sequence } from './sequencer.js';
 
 export type { Actor } from '../ledger/record.js';
 

@@ -20,8 +20,8 @@ export interface IntentOf {
   recordId: string;
 }
 
-export async function putIntent(deps: Deps, append: IntentOf): Promise<void> {
-  await send(deps.db, 'Put', {
+function intentPut(deps: Deps, append: IntentOf) {
+  return {
     TableName: deps.tables.ledger,
     Item: {
       ...keys.appendIntent(append.firmId, append.recordId),
@@ -29,7 +29,35 @@ export async function putIntent(deps: Deps, append: IntentOf): Promise<void> {
       append: JSON.stringify(append),
     },
     ConditionExpression: 'attribute_not_exists(pk)',
-  });
+  };
+}
+
+export async function putIntent(deps: Deps, append: IntentOf): Promise<void> {
+  await send(deps.db, 'Put', intentPut(deps, append));
+}
+
+/**
+ * Leaves the intent only if another instance holds the firm's sequencer lease now (held and not run out at
+ * `now`), in one transaction: true when it was left, false when the lease is free (nothing written). One call
+ * where "try to take the lease, fail, leave the intent" took two; a holder that lets go afterwards still finds
+ * the intent (it looks once more after releasing).
+ */
+export async function putIntentIfLeaseHeld(deps: Deps, append: IntentOf, now: number): Promise<boolean> {
+  const outcome = await writeConditionally(deps, [
+    { Put: intentPut(deps, append) },
+    {
+      ConditionCheck: {
+        TableName: deps.tables.ledger,
+        Key: keys.sequencerLease(append.firmId),
+        ConditionExpression: 'attribute_exists(pk) AND #until >= :now',
+        ExpressionAttributeNames: { '#until': 'until' },
+        ExpressionAttributeValues: { ':now': now },
+      },
+    },
+  ]);
+  if (outcome.status === 'committed') return true;
+  if (outcome.status === 'condition-failed' && !outcome.failedItems.includes(0)) return false;
+  throw new Error(`Leaving append intent ${append.recordId} failed: ${JSON.stringify(outcome)}`);
 }
 
 /**
