@@ -49,7 +49,8 @@ type Event = APIGatewayProxyEventV2 & { body?: unknown };
  * without a valid credential is 401 whatever its body), the body's size and media type (a route with a body
  * schema takes only JSON: 415 otherwise; a route without one ignores any body), JSON body parsing (middy), zod
  * validation of params, query and body, then the route's function; every error becomes the error envelope in
- * one place. A ledger-writing route checks the firm's write limit right after authentication (rate-limit.ts). A HEAD request (routes with `head`) gets the GET's answer without its body.
+ * one place. A ledger-writing route checks the firm's write limit right after authentication (rate-limit.ts).
+ * A HEAD request (routes with `head`) gets the GET's answer without its body.
  */
 export function defineHandler<
   P extends z.ZodType | undefined,
