@@ -28,11 +28,26 @@ export interface LocalAppend {
 /** An append of a batch: the holder's own (`local`) or another instance's intent (`remote`). */
 export type Candidate = PendingAppend & { remote: boolean; local?: LocalAppend };
 
+/** A committed record of a batch, with the holder's own caller when it is one of this process's appends. */
+export interface CommittedAppend {
+  record: LedgerRecord;
+  body: string;
+  local: LocalAppend | undefined;
+}
+
+export interface BatchResult {
+  head: ChainHead;
+  /** Appends left for a later batch (not signed in time). */
+  later: Candidate[];
+  committed: CommittedAppend[];
+}
+
 /** Attempts at one batch before its appends fail (each lost attempt re-reads the head). */
 const BATCH_ATTEMPTS = 50;
 
 /**
- * Commits one batch, settling each of its appends; returns the new head, and the appends left for a later batch.
+ * Commits one batch; returns the new head, the appends committed (the caller archives them and answers the
+ * holder's own callers) and the appends left for a later batch. Failed appends are settled here.
  * Appends whose own conditions fail (checked before signing, and by the commit itself) fail alone; the rest are
  * placed again. A signature is reused whenever a record's chain hash is unchanged by a re-placement, so a Sign is
  * spent again only for positions that really moved. When the signer refuses some records (throttled past its
@@ -44,7 +59,7 @@ export async function commitInBatch(
   head: ChainHead,
   planned: Candidate[],
   signatures: Map<string, string>,
-): Promise<{ head: ChainHead; later: Candidate[] }> {
+): Promise<BatchResult> {
   let entries = planned;
   let later: Candidate[] = [];
   const publicKey = await publicKeyBase64(deps.signer);
@@ -97,9 +112,6 @@ export async function commitInBatch(
     const outcome = await commitBatch(deps, head, sealed);
     switch (outcome.kind) {
       case 'committed':
-        sealed.forEach((s, i) =>
-          entries[i]!.local?.settle({ status: 'committed', record: s.record, body: s.body }),
-        );
         return {
           head: {
             sequenceNumber: sealed.at(-1)!.record.sequenceNumber,
@@ -107,6 +119,7 @@ export async function commitInBatch(
             timestamp: sealed.at(-1)!.record.timestamp,
           },
           later,
+          committed: sealed.map((s, i) => ({ record: s.record, body: s.body, local: entries[i]!.local })),
         };
       case 'head-moved':
         logger.warn('Ledger head moved under the sequencer; placing the batch again', {
@@ -135,7 +148,7 @@ export async function commitInBatch(
     throw new Error(
       `Could not commit a batch of ${entries.length} ledger appends after ${BATCH_ATTEMPTS} attempts`,
     );
-  return { head, later };
+  return { head, later, committed: [] };
 }
 
 /**

@@ -13,6 +13,7 @@ import { getRecordById, readHead } from '../store/ledger-store.js';
 import { acquireLease, readLease, releaseLease, renewLease } from '../store/sequencer-lease-store.js';
 import { ServiceUnavailableError } from '../errors.js';
 import { planBatch, type PendingAppend } from './append-batch.js';
+import { archiveBatch } from './archive.js';
 import { commitInBatch, sleep, type Candidate, type LocalAppend, type Sequenced } from './batch-commit.js';
 import { canonicalJson } from '../ledger/hashing.js';
 import { recordOf } from '../ledger/record.js';
@@ -203,6 +204,7 @@ async function lead(deps: Deps, lane: Lane): Promise<void> {
   const signatures = new Map<string, string>();
   let leaseUntil = Date.now() + LEASE_TTL_MS;
   let batch: LocalAppend[] = [];
+  const archiving = new Set<Promise<void>>();
   try {
     // The head and the first look at the intents in one round trip: a lone writer's path is short.
     const [firstHead, firstCandidates] = await Promise.all([readHead(deps, lane.firmId), gather(deps, lane)]);
@@ -229,6 +231,14 @@ async function lead(deps: Deps, lane: Lane): Promise<void> {
       lane.local = lane.local.filter((waiting) => !batch.includes(waiting));
       const committed = await commitInBatch(deps, head, planned, signatures);
       head = committed.head;
+      // The batch's immutable copies run beside the next batch; the holder's own callers answer once theirs
+      // are done (intents' askers answer when they find their records).
+      const archived = archiveBatch(deps, committed.committed).then(() => {
+        for (const { record, body, local } of committed.committed)
+          local?.settle({ status: 'committed', record, body });
+      });
+      archiving.add(archived);
+      void archived.finally(() => archiving.delete(archived));
       // Appends left for the next batch (not signed in time): this process's go back in line, intents stay.
       lane.local.unshift(...committed.later.flatMap((c) => (c.local ? [c.local] : [])));
       batch = [];
@@ -246,6 +256,7 @@ async function lead(deps: Deps, lane: Lane): Promise<void> {
     failAll(lane.local.splice(0), error as Error);
     await releaseLease(deps, lane.firmId, lane.holder).catch(() => undefined);
   } finally {
+    await Promise.all(archiving);
     lane.state = 'idle';
     // Appends that joined while the lane was winding down (e.g. during the release after a failed batch) saw
     // it busy and started nothing: without a new round they would wait forever.
