@@ -231,9 +231,9 @@ async function lead(deps: Deps, lane: Lane): Promise<void> {
       lane.local = lane.local.filter((waiting) => !batch.includes(waiting));
       const committed = await commitInBatch(deps, head, planned, signatures);
       head = committed.head;
-      // The batch's immutable copies run beside the next batch; the holder's own callers answer once theirs
-      // are done (intents' askers answer when they find their records).
-      const archived = archiveBatch(deps, committed.committed).then(() => {
+      // The batch's immutable copies run beside the next batch; the holder's own callers answer once the copies
+      // are written (intents' askers answer when they find their records).
+      const archived = archiveBatch(deps, committed.committed, () => {
         for (const { record, body, local } of committed.committed)
           local?.settle({ status: 'committed', record, body });
       });
