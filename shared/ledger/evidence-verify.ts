@@ -84,7 +84,7 @@ const MESSAGES: Record<Exclude<EvidenceProblem, 'MALFORMED_BUNDLE' | 'MISSING_RE
     'recordHash does not match the SHA-256 of the canonical payload (the payload was changed)',
   CHAIN_HASH_MISMATCH: 'chainHash does not match SHA-256(previousHash + recordHash)',
   BROKEN_LINK: "previousHash does not equal the preceding record's chainHash",
-  BAD_SIGNATURE: 'the signature does not verify over chainHash with the record’s publicKey',
+  BAD_SIGNATURE: "the signature does not verify over chainHash with the record's publicKey",
   UNTRUSTED_KEY: "the record's publicKey is not in the bundle's key history",
   KEY_NOT_VALID_AT_TIMESTAMP: "the record's key was not valid for signing at the record's timestamp",
   KEY_REVOKED: "the record's key was revoked at or before the record's timestamp",
