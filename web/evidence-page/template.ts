@@ -23,7 +23,7 @@ label{font-weight:600;display:block;margin-bottom:8px}
 li{margin:4px 0;overflow-wrap:anywhere}
 .mono,pre{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:13px}
 pre{white-space:pre-wrap;overflow-wrap:anywhere;background:#fff;border:1px solid #d5d9e0;padding:12px;border-radius:6px}
-footer{font-size:13px;color:#5f6776;padding:0 4px 24px}
+footer{font-size:13px;color:#5f6776;max-width:820px;margin:0 auto;padding:0 16px 24px}
 `;
 
 const sha256Base64 = (text: string) => createHash('sha256').update(text, 'utf8').digest('base64');
