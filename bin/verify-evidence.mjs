@@ -185,6 +185,11 @@ function readBundle(input) {
     problems.push("keyHistory must be an object with a keys array");
   else problems.push(...history.keys.flatMap(keyEntryProblems));
   if (typeof input.generatedAt !== "string") problems.push("generatedAt must be a string");
+  const { certificate } = input;
+  if (certificate !== void 0 && certificate !== null && !(isObject(certificate) && ["id", "ledgerRecordId", "firmId", "recordHash", "chainHash"].every(
+    (f) => typeof certificate[f] === "string"
+  ) && isSequence(certificate.sequenceNumber, 1)))
+    problems.push("certificate must be absent, null or a certificate");
   return problems.length > 0 ? { ok: false, problems } : { ok: true, bundle: input };
 }
 
@@ -220,7 +225,8 @@ var PROBLEM_REASONS = {
   MISSING_RECORD: "missingRecord",
   UNEXPECTED_RECORD: "link",
   FIRM_MISMATCH: "firm",
-  BAD_KEY_HISTORY: "keyHistory"
+  BAD_KEY_HISTORY: "keyHistory",
+  CERTIFICATE_MISMATCH: "certificate"
 };
 var MESSAGES = {
   RECORD_HASH_MISMATCH: "recordHash does not match the SHA-256 of the canonical payload (the payload was changed)",
@@ -232,7 +238,8 @@ var MESSAGES = {
   KEY_REVOKED: "the record's key was revoked at or before the record's timestamp",
   UNEXPECTED_RECORD: "a record out of place: outside the covered range, repeated, or out of sequence order",
   FIRM_MISMATCH: "the record belongs to another firm than the bundle's firmId",
-  BAD_KEY_HISTORY: "the key history is inconsistent"
+  BAD_KEY_HISTORY: "the key history is inconsistent",
+  CERTIFICATE_MISMATCH: "the certificate does not certify this record"
 };
 var utf8 = (text) => new TextEncoder().encode(text);
 function base64Bytes(text) {
@@ -281,6 +288,7 @@ var BundleCheck = class {
     const { from, to } = coveredRange(bundle);
     const predecessor = await this.checkPredecessor(from, to);
     const records = await this.checkRecords(from, to, predecessor.anchor);
+    this.checkCertificate();
     return {
       valid: this.failures.length === 0,
       firmId: bundle.firmId,
@@ -371,6 +379,34 @@ var BundleCheck = class {
     }
     if (expected <= to) this.missing(expected, to);
     return verdicts;
+  }
+  /** A record's evidence: its certificate must name the record and have certified exactly its hashes. */
+  checkCertificate() {
+    const { certificate, records, firmId } = this.bundle;
+    if (!certificate) return;
+    const record = records.find((r) => r.id === certificate.ledgerRecordId);
+    const fields = [
+      "sequenceNumber",
+      "recordHash",
+      "chainHash"
+    ];
+    const differing = record ? fields.filter((f) => certificate[f] !== record[f]).concat(certificate.firmId === firmId ? [] : ["firmId"]) : [];
+    if (!record)
+      this.failures.push(
+        failure(
+          "CERTIFICATE_MISMATCH",
+          null,
+          `certificate ${certificate.id} is for record ${certificate.ledgerRecordId}, which is not in the bundle`
+        )
+      );
+    else if (differing.length > 0)
+      this.failures.push(
+        failure(
+          "CERTIFICATE_MISMATCH",
+          record,
+          `certificate ${certificate.id} certified another ${differing.join(", ")} than the record holds`
+        )
+      );
   }
   missing(first, last) {
     const which = first === last ? `record ${first} is` : `records ${first} to ${last} are`;

@@ -40,6 +40,26 @@ export interface EvidenceBundle {
   /** Every signing key the service has used, with its window (shared/ledger/key-history.ts). */
   keyHistory: SigningKeyHistory;
   generatedAt: string;
+  /**
+   * Only in a record's evidence (GET /v1/ledger/records/{id}/evidence): the record's certificate as issued (what
+   * it prints and what it certified), null when the record has none. The verifier checks it names the record.
+   */
+  certificate?: EvidenceCertificate | null;
+}
+
+/** A certificate in a record's evidence: its printed identity and the values it certified (no PDF URL). */
+export interface EvidenceCertificate {
+  id: string;
+  ledgerRecordId: string;
+  firmId: string;
+  firmName: string;
+  firmFrnNumber: string;
+  issuedAt: string;
+  verificationUrl: string;
+  metadata: Record<string, unknown>;
+  sequenceNumber: number;
+  recordHash: string;
+  chainHash: string;
 }
 
 /** The fields of a bundle that decide which sequence numbers it must hold. */

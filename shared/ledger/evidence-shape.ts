@@ -57,6 +57,19 @@ export function readBundle(input: unknown): ReadBundle {
     problems.push('keyHistory must be an object with a keys array');
   else problems.push(...history.keys.flatMap(keyEntryProblems));
   if (typeof input.generatedAt !== 'string') problems.push('generatedAt must be a string');
+  const { certificate } = input;
+  if (
+    certificate !== undefined &&
+    certificate !== null &&
+    !(
+      isObject(certificate) &&
+      ['id', 'ledgerRecordId', 'firmId', 'recordHash', 'chainHash'].every(
+        (f) => typeof certificate[f] === 'string',
+      ) &&
+      isSequence(certificate.sequenceNumber, 1)
+    )
+  )
+    problems.push('certificate must be absent, null or a certificate');
   return problems.length > 0
     ? { ok: false, problems }
     : { ok: true, bundle: input as unknown as EvidenceBundle };

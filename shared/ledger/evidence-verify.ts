@@ -30,7 +30,8 @@ export type EvidenceProblem =
   | 'MISSING_RECORD'
   | 'UNEXPECTED_RECORD'
   | 'FIRM_MISMATCH'
-  | 'BAD_KEY_HISTORY';
+  | 'BAD_KEY_HISTORY'
+  | 'CERTIFICATE_MISMATCH';
 
 /** The kind of failure each problem is, as the issue names them (hash, link, signature, key window, ...). */
 export const PROBLEM_REASONS = {
@@ -46,6 +47,7 @@ export const PROBLEM_REASONS = {
   UNEXPECTED_RECORD: 'link',
   FIRM_MISMATCH: 'firm',
   BAD_KEY_HISTORY: 'keyHistory',
+  CERTIFICATE_MISMATCH: 'certificate',
 } as const satisfies Record<EvidenceProblem, string>;
 
 export type FailureReason = (typeof PROBLEM_REASONS)[EvidenceProblem];
@@ -91,6 +93,7 @@ const MESSAGES: Record<Exclude<EvidenceProblem, 'MALFORMED_BUNDLE' | 'MISSING_RE
   UNEXPECTED_RECORD: 'a record out of place: outside the covered range, repeated, or out of sequence order',
   FIRM_MISMATCH: "the record belongs to another firm than the bundle's firmId",
   BAD_KEY_HISTORY: 'the key history is inconsistent',
+  CERTIFICATE_MISMATCH: 'the certificate does not certify this record',
 };
 
 const utf8 = (text: string) => new TextEncoder().encode(text);
@@ -149,6 +152,7 @@ class BundleCheck {
     const { from, to } = coveredRange(bundle);
     const predecessor = await this.checkPredecessor(from, to);
     const records = await this.checkRecords(from, to, predecessor.anchor);
+    this.checkCertificate();
     return {
       valid: this.failures.length === 0,
       firmId: bundle.firmId,
@@ -253,6 +257,39 @@ class BundleCheck {
     }
     if (expected <= to) this.missing(expected, to);
     return verdicts;
+  }
+
+  /** A record's evidence: its certificate must name the record and have certified exactly its hashes. */
+  private checkCertificate(): void {
+    const { certificate, records, firmId } = this.bundle;
+    if (!certificate) return;
+    const record = records.find((r) => r.id === certificate.ledgerRecordId);
+    const fields: readonly ('sequenceNumber' | 'recordHash' | 'chainHash' | 'firmId')[] = [
+      'sequenceNumber',
+      'recordHash',
+      'chainHash',
+    ];
+    const differing = record
+      ? fields
+          .filter((f) => certificate[f] !== record[f])
+          .concat(certificate.firmId === firmId ? [] : ['firmId'])
+      : [];
+    if (!record)
+      this.failures.push(
+        failure(
+          'CERTIFICATE_MISMATCH',
+          null,
+          `certificate ${certificate.id} is for record ${certificate.ledgerRecordId}, which is not in the bundle`,
+        ),
+      );
+    else if (differing.length > 0)
+      this.failures.push(
+        failure(
+          'CERTIFICATE_MISMATCH',
+          record,
+          `certificate ${certificate.id} certified another ${differing.join(', ')} than the record holds`,
+        ),
+      );
   }
 
   private missing(first: number, last: number): void {

@@ -6,6 +6,7 @@ import {
   MAX_BUNDLE_RECORDS,
 } from '../ledger/evidence-bundle.js';
 import { Timestamp } from './common.js';
+import { CertificateMetadata } from './certificates.js';
 import { LedgerRecord } from './ledger.js';
 
 /** Sequence numbers are stored as 12 digits (REC#<12-digit seq>). */
@@ -71,3 +72,27 @@ export const EvidenceBundle = z
     id: 'EvidenceBundle',
     description: `A self-contained, offline-verifiable range of the firm's chain (docs/ledger-format.md, "Evidence bundles"): at most ${MAX_BUNDLE_RECORDS} records and ${MAX_BUNDLE_RECORD_BYTES} bytes of record JSON`,
   });
+
+export const RecordEvidenceBundle = EvidenceBundle.extend({
+  certificate: z
+    .object({
+      id: z.string(),
+      ledgerRecordId: z.string(),
+      firmId: z.string(),
+      firmName: z.string(),
+      firmFrnNumber: z.string(),
+      issuedAt: Timestamp,
+      verificationUrl: z.string(),
+      metadata: CertificateMetadata,
+      sequenceNumber: z.number().int().min(1),
+      recordHash: z.string(),
+      chainHash: z.string(),
+    })
+    .nullable()
+    .meta({
+      description: 'The certificate as issued (what it prints and certified); null when the record has none',
+    }),
+}).meta({
+  id: 'RecordEvidenceBundle',
+  description: 'The evidence bundle of one record (its range is that record), with its certificate',
+});

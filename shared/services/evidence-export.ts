@@ -5,10 +5,18 @@ import {
   MAX_BUNDLE_RECORD_BYTES,
   recordBytes,
   type EvidenceBundle,
+  type EvidenceCertificate,
 } from '../ledger/evidence-bundle.js';
+import { NotFoundError } from '../errors.js';
 import { recordOf } from '../ledger/record.js';
 import type { Deps } from '../runtime/deps.js';
-import { getRecordBySequence, queryRowRangeUntil, readHead } from '../store/ledger-store.js';
+import { getCertificateForRecord, type CertificateItem } from '../store/certificate-store.js';
+import {
+  getRecordBySequence,
+  queryRowRangeUntil,
+  readHead,
+  rowsWithRecordId,
+} from '../store/ledger-store.js';
 import { currentKeyHistory } from './evidence-key-history.js';
 
 export interface ExportEvidenceInput {
@@ -68,4 +76,40 @@ function overBudget(rows: readonly { record: Parameters<typeof recordBytes>[0] }
     if (bytes > MAX_BUNDLE_RECORD_BYTES) return true;
   }
   return false;
+}
+
+/**
+ * GET /v1/ledger/records/{id}/evidence: the bundle of one record (with its predecessor and the key history) and
+ * its certificate as issued, null when it has none. 404 for an id the firm does not hold.
+ */
+export async function exportRecordEvidence(
+  deps: Deps,
+  firmId: string,
+  recordId: string,
+): Promise<EvidenceBundle> {
+  const [row] = await rowsWithRecordId(deps, firmId, recordId);
+  if (!row) throw new NotFoundError('Ledger record not found');
+  const [bundle, certificate] = await Promise.all([
+    exportEvidence(deps, firmId, { fromSequence: row.position, toSequence: row.position, limit: 1 }),
+    getCertificateForRecord(deps, firmId, recordId),
+  ]);
+  return { ...bundle, certificate: certificate && evidenceCertificate(certificate) };
+}
+
+function evidenceCertificate(item: CertificateItem): EvidenceCertificate {
+  const { id, ledgerRecordId, firmId, firmName, firmFrnNumber, issuedAt, verificationUrl, metadata } = item;
+  const { sequenceNumber, recordHash, chainHash } = item;
+  return {
+    id,
+    ledgerRecordId,
+    firmId,
+    firmName,
+    firmFrnNumber,
+    issuedAt,
+    verificationUrl,
+    metadata: metadata as unknown as Record<string, unknown>,
+    sequenceNumber,
+    recordHash,
+    chainHash,
+  };
 }

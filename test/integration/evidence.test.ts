@@ -8,6 +8,7 @@ import { chromium, type Browser } from 'playwright-core';
 import type { EvidenceBundle } from '../../shared/ledger/evidence-bundle.js';
 import type { EvidenceVerdict } from '../../shared/ledger/evidence-verify.js';
 import { appendRecord } from '../../shared/ledger-writer/append.js';
+import { issueCertificate } from '../../shared/services/certificate-issue.js';
 import { signedMessage } from '../../shared/ledger/hashing.js';
 import type { LedgerRecord } from '../../shared/ledger/record.js';
 import { keyEntry, testKey } from '../support/evidence-fixtures.js';
@@ -151,6 +152,59 @@ describe('GET /v1/ledger/export', () => {
     const { status, body } = await api<EvidenceBundle>('GET', '/v1/ledger/export?toSequence=2', { token });
     expect(status).toBe(200);
     expect(body.records.map((r) => r.id)).toEqual([records[0]!.id, records[1]!.id]);
+  });
+});
+
+describe('GET /v1/ledger/records/{id}/evidence', () => {
+  it("answers one record's bundle with its certificate, which the CLI checks names the record", async () => {
+    const record = records[2]!;
+    const issued = await issueCertificate(
+      stackDeps(),
+      { firmId: firm.firmId, sequenceNumber: 3, recordId: record.id, eventType: record.eventType },
+      stack.baseUrl,
+    );
+    const { status, body } = await api<EvidenceBundle>('GET', `/v1/ledger/records/${record.id}/evidence`, {
+      key: firm.key,
+    });
+    expect(status).toBe(200);
+    expect(body).toMatchObject({
+      range: { fromSequence: 3, toSequence: 3 },
+      predecessor: records[1],
+      records: [record],
+      nextFromSequence: null,
+      certificate: {
+        id: issued.id,
+        ledgerRecordId: record.id,
+        firmId: firm.firmId,
+        sequenceNumber: 3,
+        recordHash: record.recordHash,
+        chainHash: record.chainHash,
+        verificationUrl: issued.verificationUrl,
+      },
+    });
+    const good = await cli(fileOf(body));
+    expect([good.code, good.verdict.valid, good.verdict.covered]).toEqual([
+      0,
+      true,
+      { fromSequence: 3, toSequence: 3 },
+    ]);
+    const moved = await cli(
+      fileOf({ ...body, certificate: { ...body.certificate!, recordHash: 'e'.repeat(64) } }),
+    );
+    expect([moved.code, failures(moved.verdict)]).toEqual([1, [['CERTIFICATE_MISMATCH', 'certificate', 3]]]);
+
+    const plain = await api<EvidenceBundle>('GET', `/v1/ledger/records/${records[0]!.id}/evidence`, {
+      key: firm.key,
+    });
+    expect([plain.status, plain.body.certificate, plain.body.predecessor]).toEqual([200, null, null]);
+    expect((await cli(fileOf(plain.body))).code).toBe(0);
+  });
+
+  it("is 404 for an unknown id and for another firm's record", async () => {
+    const unknown = await api('GET', '/v1/ledger/records/rec_unknown/evidence', { key: firm.key });
+    expect([unknown.status, unknown.body.error.code]).toEqual([404, 'NOT_FOUND']);
+    const theirs = await api('GET', `/v1/ledger/records/${records[0]!.id}/evidence`, { key: other.key });
+    expect(theirs.status).toBe(404);
   });
 });
 

@@ -174,3 +174,41 @@ describe('evidence helpers', () => {
     expect(Buffer.from(endorsementText(entry), 'utf8').equals(endorsementMessage(entry))).toBe(true);
   });
 });
+
+describe('a record evidence certificate', () => {
+  it('must name a record of the bundle and carry its hashes', async () => {
+    const record = chain[2]!;
+    const certificate = {
+      id: 'cert_1',
+      ledgerRecordId: record.id,
+      firmId: 'firm_a',
+      firmName: 'Firm A',
+      firmFrnNumber: '123456',
+      issuedAt: '2026-01-02T00:00:00.000Z',
+      verificationUrl: 'https://example.test/verify/cert_1',
+      metadata: {},
+      sequenceNumber: 3,
+      recordHash: record.recordHash,
+      chainHash: record.chainHash,
+    };
+    const single = (c: unknown) =>
+      bundleOf([record], rotated(), { predecessor: chain[1]!, certificate: c as typeof certificate });
+    const verdict = async (c: unknown) =>
+      (await verifyEvidenceBundle(single(c), nodeEvidenceCrypto)).failures.map((f) => [f.code, f.message]);
+    expect(await verdict(certificate)).toEqual([]);
+    expect(await verdict(null)).toEqual([]);
+    expect(await verdict({ ...certificate, chainHash: 'e'.repeat(64), firmId: 'firm_b' })).toEqual([
+      [
+        'CERTIFICATE_MISMATCH',
+        'certificate cert_1 certified another chainHash, firmId than the record holds',
+      ],
+    ]);
+    expect(await verdict({ ...certificate, ledgerRecordId: 'rec_other' })).toEqual([
+      ['CERTIFICATE_MISMATCH', 'certificate cert_1 is for record rec_other, which is not in the bundle'],
+    ]);
+    expect((await verdict({ id: 1 }))[0]).toEqual([
+      'MALFORMED_BUNDLE',
+      'certificate must be absent, null or a certificate',
+    ]);
+  });
+});
