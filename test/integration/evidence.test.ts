@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { chromium, type Browser } from 'playwright-core';
-import type { EvidenceBundle } from '../../shared/ledger/evidence-bundle.js';
+import { MAX_BUNDLE_RECORD_BYTES, type EvidenceBundle } from '../../shared/ledger/evidence-bundle.js';
 import type { EvidenceVerdict } from '../../shared/ledger/evidence-verify.js';
 import { appendRecord } from '../../shared/ledger-writer/append.js';
 import { issueCertificate } from '../../shared/services/certificate-issue.js';
@@ -130,6 +130,30 @@ describe('GET /v1/ledger/export', () => {
     const bounded = await exportOf(firm, '?fromSequence=2&toSequence=6&limit=2');
     expect([bounded.records.length, bounded.nextFromSequence]).toEqual([2, 4]);
     expect((await cli(fileOf(bounded))).code).toBe(0);
+  });
+
+  it('stops at 4 MiB of record JSON and hands back a cursor there', async () => {
+    const big = await createFirm();
+    const deps = stackDeps();
+    for (let i = 0; i < 12; i += 1)
+      await appendRecord(deps, {
+        firmId: big.firmId,
+        eventType: 'DOCUMENT_SUBMITTED',
+        actor: { id: 'usr_submitter', name: 'Sam Submitter', fcaRef: null },
+        documentHash: 'd'.repeat(64),
+        documentMetadata: { documentReference: `BIG-${i}`, pages: 'x'.repeat(360_000) },
+      });
+    const first = await exportOf(big);
+    const sizes = first.records.map((r) => Buffer.byteLength(JSON.stringify(r)));
+    const total = sizes.reduce((a, b) => a + b, 0);
+    // 11 records fit the budget, a 12th would not: the bundle ends at 11 and the cursor points at 12.
+    expect(first.records.map((r) => r.sequenceNumber)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
+    expect(total).toBeLessThanOrEqual(MAX_BUNDLE_RECORD_BYTES);
+    expect(total + sizes[0]!).toBeGreaterThan(MAX_BUNDLE_RECORD_BYTES);
+    expect(first.nextFromSequence).toBe(12);
+    const rest = await exportOf(big, `?fromSequence=${first.nextFromSequence}`);
+    expect([rest.records.map((r) => r.sequenceNumber), rest.nextFromSequence]).toEqual([[12], null]);
+    expect((await cli(fileOf(first))).code).toBe(0);
   });
 
   it.each([
