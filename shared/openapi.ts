@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { documentWriteLimit, WRITE_LIMITS_SEMANTICS } from './openapi-write-limits.js';
 import { httpRoutes, ROUTES } from './routes.js';
 import type { RouteDef } from './routes/route.js';
 import { ErrorBody } from './schemas/common.js';
@@ -56,7 +57,7 @@ export function buildOpenApi(routes: readonly RouteDef[] = ROUTES): Record<strin
       }
     }
 
-    const responses: Record<string, unknown> = {};
+    const responses: Record<string, Record<string, unknown>> = {};
     for (const [status, response] of Object.entries(route.responses)) {
       responses[status] = {
         description: response.description,
@@ -86,6 +87,8 @@ export function buildOpenApi(routes: readonly RouteDef[] = ROUTES): Record<strin
       };
     }
 
+    const description = documentWriteLimit(route, responses, errorRef);
+
     if (method === 'HEAD') {
       (paths[path] ??= {}).head = headOperation(route, alias, parameters, responses);
       continue;
@@ -94,7 +97,7 @@ export function buildOpenApi(routes: readonly RouteDef[] = ROUTES): Record<strin
       operationId: alias ? `${route.operationId}Principal` : route.operationId,
       tags: [alias ? 'Principal' : route.tag],
       summary: route.summary,
-      ...(route.description ? { description: route.description } : {}),
+      ...(description ? { description } : {}),
       ...(parameters.length ? { parameters } : {}),
       ...(route.request.body
         ? {
@@ -154,6 +157,7 @@ const HTTP_SEMANTICS = [
   'A method a path does not have is answered 405 `METHOD_NOT_ALLOWED` in the error envelope, with an `Allow` header listing the methods it has; an unknown path is 404 `NOT_FOUND`.',
   'A request body is JSON: an operation that takes one answers 415 `UNSUPPORTED_MEDIA_TYPE` to a body sent with another `Content-Type` (`application/json` and `+json` types, with parameters such as `charset`, are accepted); an operation without a request body ignores any body.',
   '`HEAD` is answered on `/health` and the public GETs (the GET headers, no body).',
+  WRITE_LIMITS_SEMANTICS,
 ].join(' ');
 
 /** The HEAD twin of a GET: the same parameters and statuses, without bodies. */
