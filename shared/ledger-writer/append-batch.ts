@@ -105,6 +105,15 @@ export function extrasAt(append: PendingAppend, timestamp: string): TransactItem
   return replace(append.extras) as TransactItem[];
 }
 
+/** Does `value` (an append's extras, or checks built from them) hold the append's timestamp token anywhere? */
+export function holdsTimestampToken(append: PendingAppend, value: unknown): boolean {
+  if (value === append.timestampToken) return true;
+  if (Array.isArray(value)) return value.some((v) => holdsTimestampToken(append, v));
+  if (value !== null && typeof value === 'object')
+    return Object.values(value).some((v) => holdsTimestampToken(append, v));
+  return false;
+}
+
 /**
  * A ConditionCheck for every extra write that carries a condition, with the index of the extra it checks:
  * committed together they tell, before anything is signed, which appends would fail their own conditions.

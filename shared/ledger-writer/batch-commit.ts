@@ -4,7 +4,13 @@ import { writeConditionally, type TransactItem } from '../store/conditional-writ
 import { committedIntentItem, failIntent } from '../store/append-intent-store.js';
 import { advanceHeadToLastRecord, commitBatch, type SealedAppend } from '../store/ledger-writes.js';
 import { readHead, type ChainHead } from '../store/ledger-store.js';
-import { conditionChecks, extrasAt, placeBatch, type PendingAppend } from './append-batch.js';
+import {
+  conditionChecks,
+  extrasAt,
+  holdsTimestampToken,
+  placeBatch,
+  type PendingAppend,
+} from './append-batch.js';
 import { canonicalJson, computeChainHash, computeRecordHash, signedMessage } from '../ledger/hashing.js';
 import type { LedgerRecord } from '../ledger/record.js';
 import { publicKeyBase64 } from '../ledger/signing-key.js';
@@ -193,9 +199,7 @@ async function refusedBeforeSigning(
  * known once placed). Returns the appends refused, each settled with its failed write; the others are marked.
  */
 export async function checkAhead(deps: Deps, locals: readonly LocalAppend[]): Promise<Set<LocalAppend>> {
-  const eligible = locals.filter(
-    (l) => !JSON.stringify(conditionChecks(l.append.extras)).includes(l.append.timestampToken),
-  );
+  const eligible = locals.filter((l) => !holdsTimestampToken(l.append, conditionChecks(l.append.extras)));
   const refused = await refusedBeforeSigning(
     deps,
     eligible.map((l) => l.append.extras),

@@ -1,6 +1,7 @@
 import {
   conditionChecks,
   extrasAt,
+  holdsTimestampToken,
   itemKey,
   placeBatch,
   planBatch,
@@ -108,6 +109,28 @@ describe('extrasAt', () => {
       ':at': '2026-11-25T10:00:03.000Z',
     });
     expect(append.extras[0]!.Update!.ExpressionAttributeValues![':at']).toBe(append.timestampToken);
+  });
+});
+
+describe('holdsTimestampToken', () => {
+  it('finds the token (which starts with a NUL character) in a condition that names the timestamp, nowhere else', () => {
+    const append = pending(1);
+    const naming: TransactItem = {
+      Update: {
+        TableName: 'main',
+        Key: { pk: 'FIRM#firm_a', sk: 'JOB#job_1' },
+        UpdateExpression: 'SET breachedAt = :at',
+        ConditionExpression: 'slaDeadline < :at',
+        ExpressionAttributeValues: { ':at': append.timestampToken },
+      },
+    };
+    expect(holdsTimestampToken(append, conditionChecks([naming]))).toBe(true);
+    // Only the update names it, not the condition: the check is free of it.
+    expect(holdsTimestampToken(append, conditionChecks([jobUpdate('job_1', append.timestampToken)]))).toBe(
+      false,
+    );
+    expect(holdsTimestampToken(append, [jobUpdate('job_1', append.timestampToken)])).toBe(true);
+    expect(holdsTimestampToken(pending(2), conditionChecks([naming]))).toBe(false);
   });
 });
 
