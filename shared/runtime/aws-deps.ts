@@ -6,6 +6,7 @@ import { ThrottledSigner } from '../adapters/throttled-signer.js';
 import { systemClock } from '../ports/clock.js';
 import type { Signer } from '../ports/signer.js';
 import { createDocumentClient } from '../store/dynamo.js';
+import { once } from '../once.js';
 import { ENV, optionalEnv, QUEUE_URL_ENV, requireEnv, signerLimits } from './config.js';
 import { registerDepsFactory, type Deps } from './deps.js';
 
@@ -42,7 +43,13 @@ function withSignLimits(kms: KmsSigner): Signer {
  * OpenAPI document never load it.
  */
 export function createAwsDeps(): Deps {
-  let signer: Signer | undefined;
+  const signers = new Map<string, Signer>();
+  const kmsClient = once(async () => new (await import('@aws-sdk/client-kms')).KMSClient({}));
+  const kmsSigner = (keyId: string): Signer => {
+    let found = signers.get(keyId);
+    if (!found) signers.set(keyId, (found = withSignLimits(new KmsSigner(kmsClient, keyId))));
+    return found;
+  };
   let objects: S3ObjectStore | undefined;
   let queue: SqsQueue | undefined;
   let oidc: Deps['oidc'] | undefined;
@@ -59,12 +66,10 @@ export function createAwsDeps(): Deps {
     get signer() {
       return process.env.GLS_BUNDLE_KMS === 'false'
         ? notBundled('KMS')
-        : (signer ??= withSignLimits(
-            new KmsSigner(
-              async () => new (await import('@aws-sdk/client-kms')).KMSClient({}),
-              requireEnv(ENV.signingKeyId),
-            ),
-          ));
+        : kmsSigner(requireEnv(ENV.signingKeyId));
+    },
+    signerFor(keyId) {
+      return process.env.GLS_BUNDLE_KMS === 'false' ? notBundled('KMS') : kmsSigner(keyId);
     },
     get objects() {
       return process.env.GLS_BUNDLE_S3 === 'false'
