@@ -10,7 +10,7 @@ import type { LedgerRecord } from '../../shared/ledger/record.js';
 import { createLocalDeps, localPaths } from '../../shared/runtime/local-deps.js';
 import { keys } from '../../shared/store/keys.js';
 import { immutableKeyHistoryKey } from '../../shared/services/signing-key-admin.js';
-import { ledgerctl, startStack, stopStack, type RunningStack } from '../support/local-stack.js';
+import { ledgerctl, ROOT, startStack, stopStack, type RunningStack } from '../support/local-stack.js';
 import { call, chainOf, incidentBody, onboardFirm, verifyChain } from '../support/stack-client.js';
 
 /**
@@ -188,6 +188,17 @@ describe('signing-key rotation and revocation', () => {
         recordId: r.id,
         problems: [{ code: 'KEY_REVOKED', message: expect.any(String) }],
       })),
+    );
+
+    // The standalone verifier (curl, jq, openssl, Python) applies the same rule with the published history.
+    const script = spawnSync('bash', [join(ROOT, 'scripts/verify-chain.sh')], {
+      env: { ...process.env, BASE_URL: stack.baseUrl, API_KEY: firm.key },
+      encoding: 'utf8',
+    });
+    expect(script.status).toBe(1);
+    const failures = script.stdout.split('\n').filter((line) => line.startsWith('FAIL '));
+    expect(failures).toEqual(
+      condemned.map((r) => expect.stringMatching(`^FAIL seq=${r.sequenceNumber} id=${r.id} KEY_REVOKED`)),
     );
 
     // The certificate of a record signed by the first key still verifies publicly, as JSON and as the page.
