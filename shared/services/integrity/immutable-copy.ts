@@ -67,7 +67,8 @@ export async function copyProblems(
 
 /**
  * The immutable copy for a sequence number. Object Lock forbids overwrites but not new keys, so should two
- * objects claim one sequence number, the one whose own hashes and signature hold is the copy.
+ * objects claim one sequence number, the one whose own hashes and signature hold, by a key valid at its
+ * timestamp (the key history), is the copy.
  */
 export async function copyAtSequence(
   deps: Deps,
@@ -80,7 +81,13 @@ export async function copyAtSequence(
     if (copy) copies.push(copy);
   }
   if (copies.length <= 1) return copies[0] ?? null;
-  const sound = copies.filter((c) => c.record.firmId === firmId && checkRecord(c.record).length === 0);
+  const history = await signingKeyHistory(deps);
+  const sound = copies.filter(
+    (c) =>
+      c.record.firmId === firmId &&
+      checkRecord(c.record).length === 0 &&
+      keyProblemAt(history, c.record.publicKey, c.record.timestamp) === null,
+  );
   if (sound.length !== 1)
     throw new ConflictError(
       `The immutable store holds ${copies.length} candidate copies of sequence ${sequenceNumber}`,
