@@ -16,8 +16,8 @@ import { loadKeyHistory, signerOf } from './key-history.js';
 /**
  * Rotation and revocation of the ledger signing key (issue 15), what `ledgerctl signing-key rotate|revoke`
  * runs against the local stack or a deployed stage. Each change is a new version of the history: written to
- * the ledger table (conditional on the version being new) and, byte for byte as published, to the immutable
- * store under `signing-keys/<12-digit version>.json`. docs/architecture.md §5 "Signing keys" has the design.
+ * the ledger table (conditional on the version being new), then, as RFC 8785 JSON, to the immutable store under
+ * `signing-keys/<12-digit version>.json`. docs/architecture.md §5 "Signing keys" has the design.
  */
 
 /** Where each version of the history is kept in the immutable store. */
@@ -106,20 +106,26 @@ async function change(
   const current = await loadKeyHistory(deps);
   if (current.writtenAt === new Date(0).toISOString())
     await persist(deps, { ...current, writtenAt: now(deps) });
+  // The current version's copy again (identical bytes count as done): a change that died between its table
+  // write and its copy is completed here.
+  else await copyToImmutable(deps, current.history);
   const changed = { ...(await next(current)), writtenAt: now(deps) };
   await persist(deps, changed);
   return changed.history;
 }
 
+/** The table first (the version is taken or not), then its immutable copy, derived from what was written. */
 async function persist(deps: Deps, stored: StoredKeyHistory): Promise<void> {
-  const { version } = stored.history;
-  const bytes = Buffer.from(canonicalize(stored.history) as string, 'utf8');
-  // Immutable copy first: a version in the table always has its copy (a retry rewrites identical bytes).
-  await deps.objects.put('immutable', immutableKeyHistoryKey(version), bytes, 'application/json');
   if (!(await writeKeyHistoryVersion(deps, stored)))
     throw new Error(
-      `Signing-key history version ${version} was written by someone else meanwhile; try again`,
+      `Signing-key history version ${stored.history.version} was written by someone else meanwhile; try again`,
     );
+  await copyToImmutable(deps, stored.history);
+}
+
+async function copyToImmutable(deps: Deps, history: SigningKeyHistory): Promise<void> {
+  const bytes = Buffer.from(canonicalize(history) as string, 'utf8');
+  await deps.objects.put('immutable', immutableKeyHistoryKey(history.version), bytes, 'application/json');
 }
 
 function now(deps: Deps): string {
