@@ -11,7 +11,14 @@ import { createLocalDeps, localPaths } from '../../shared/runtime/local-deps.js'
 import { keys } from '../../shared/store/keys.js';
 import { immutableKeyHistoryKey } from '../../shared/services/signing-key-admin.js';
 import { ledgerctl, ROOT, startStack, stopStack, type RunningStack } from '../support/local-stack.js';
-import { call, chainOf, incidentBody, onboardFirm, verifyChain } from '../support/stack-client.js';
+import {
+  call,
+  chainOf,
+  expectSoundChain,
+  incidentBody,
+  onboardFirm,
+  verifyChain,
+} from '../support/stack-client.js';
 
 /**
  * Issue 15 end to end on a stack of its own (rotations change the key history of the whole stack): a firm's
@@ -30,7 +37,8 @@ let firm: { firmId: string; key: string };
 let n = 0;
 
 beforeAll(async () => {
-  stack = await startStack({ env: { KEY_HISTORY_TTL_MS: String(TTL_MS) } });
+  // Four Lambda-like instances, each with its own history cache and its own signers, as in AWS.
+  stack = await startStack({ instances: 4, env: { KEY_HISTORY_TTL_MS: String(TTL_MS) } });
   firm = await onboardFirm(stack);
 });
 
@@ -280,5 +288,32 @@ describe('signing-key rotation and revocation', () => {
       ['SIGNING_KEY_ROTATED', replaced.keys[3]!.publicKey],
       ['INCIDENT_LOGGED', replaced.keys[3]!.publicKey],
     ]);
+  });
+
+  it('concurrent appends across a switch all commit, each signed by the key of its timestamp', async () => {
+    const other = await onboardFirm(stack);
+    const burst = (from: number) =>
+      Promise.all(
+        Array.from({ length: 12 }, (_, i) =>
+          call(stack, 'POST', '/v1/incidents', { key: other.key, body: incidentBody(from + i) }),
+        ),
+      );
+    const before = await burst(0);
+    const history = await ctl(['rotate', '--lead-seconds', '1']);
+    // Bursts during the lead time, at the switch and after it: no append fails because of the rotation.
+    const during = await burst(100);
+    await untilOpen(history);
+    const after = await burst(200);
+    for (const response of [...before, ...during, ...after]) expect(response.status).toBe(201);
+    const chain = await chainOf(stack, other.key);
+    expectSoundChain(chain);
+    expect(chain.filter((r) => r.eventType === 'INCIDENT_LOGGED')).toHaveLength(36);
+    for (const record of chain)
+      expect(record.publicKey).toBe(windowKeyAt(history, record.timestamp)!.publicKey);
+    const rotations = chain.filter((r) => r.eventType === 'SIGNING_KEY_ROTATED');
+    expect(rotations).toHaveLength(1);
+    const first = chain.findIndex((r) => r.publicKey === history.keys.at(-1)!.publicKey);
+    expect(chain[first]!.eventType).toBe('SIGNING_KEY_ROTATED');
+    expect((await verifyChain(stack, other.key)).done.result).toMatchObject({ valid: true, brokenCount: 0 });
   });
 });
