@@ -209,6 +209,27 @@ describe('signing-key rotation and revocation', () => {
       condemned.map((r) => expect.stringMatching(`^FAIL seq=${r.sequenceNumber} id=${r.id} KEY_REVOKED`)),
     );
 
+    // An evidence bundle carries the published history; the offline CLI finds exactly the revoked records.
+    const exported = await call(stack, 'GET', '/v1/ledger/export?fromSequence=1', { key: firm.key });
+    expect(exported.status).toBe(200);
+    expect(exported.body.keyHistory).toEqual(revoked);
+    writeFileSync(join(stack.dataDir, 'bundle.json'), JSON.stringify(exported.body));
+    const cli = spawnSync(
+      process.execPath,
+      [join(ROOT, 'bin/verify-evidence.mjs'), join(stack.dataDir, 'bundle.json')],
+      {
+        encoding: 'utf8',
+      },
+    );
+    const offline = JSON.parse(cli.stdout) as {
+      valid: boolean;
+      failures: { code: string; sequenceNumber: number }[];
+    };
+    expect(cli.status).not.toBe(0);
+    expect(offline.failures.map((f) => [f.code, f.sequenceNumber])).toEqual(
+      condemned.map((r) => ['KEY_REVOKED', r.sequenceNumber]),
+    );
+
     // The certificate of a record signed by the first key still verifies publicly, as JSON and as the page.
     const verdict = await call(stack, 'GET', `/v1/verify/${certificateId}`);
     expect(verdict.body).toMatchObject({ valid: true, reason: null, record: { publicKey: keyA!.publicKey } });
