@@ -14,6 +14,7 @@ import type { Principal } from '../shared/domain/auth/principal.js';
 import type { LedgerRecord } from '../shared/ledger/record.js';
 import { sealRecord } from '../shared/ledger/seal.js';
 import { publicKeyBase64 } from '../shared/ledger/signing-key.js';
+import { genesisHistory } from '../shared/ledger/key-rotation.js';
 import { createLocalDeps } from '../shared/runtime/local-deps.js';
 import { startVerification, VERIFY_CHUNK } from '../shared/services/integrity/verification-runs.js';
 import { keys } from '../shared/store/keys.js';
@@ -181,7 +182,7 @@ try {
   let cursor = startCursor(1, null);
   for (let from = 1; from <= RECORDS; from += VERIFY_CHUNK) {
     const through = Math.min(from + VERIFY_CHUNK - 1, RECORDS);
-    cursor = checkChunk(firm.id, rows.slice(from - 1, through), through, cursor, new Set([key])).cursor;
+    cursor = checkChunk(firm.id, rows.slice(from - 1, through), through, cursor, genesisHistory(key)).cursor;
   }
   const checkSeconds = (performance.now() - start) / 1000;
   const checkCpu = cpuSeconds(cpu);

@@ -9,6 +9,7 @@ import { parseStage } from '../lib/stage.js';
  *   npx cdk deploy -c stage=prod [-c retentionDays=3653] [-c alarmEmail=ops@example.com]
  *   npx cdk deploy -c stage=dev -c oidcIssuer=https://id.example.com -c oidcAudience=ledger-api
  *        [-c oidcJwksUrl=...] [-c oidcFirmClaim=...]        (trust that issuer instead of a Cognito user pool)
+ *   npx cdk deploy -c stage=prod -c signingKeys=2 [-c retiredSigningKeys=1]   (key rotation, docs/deploy.md)
  */
 const app = new App();
 
@@ -23,6 +24,15 @@ function positiveInteger(key: string): number | undefined {
   if (raw === undefined) return undefined;
   const value = Number(raw);
   if (!Number.isInteger(value) || value < 1) throw new Error(`${key} must be a positive integer, got ${raw}`);
+  return value;
+}
+
+function nonNegativeInteger(key: string): number | undefined {
+  const raw = context(key);
+  if (raw === undefined) return undefined;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 0)
+    throw new Error(`${key} must be a non-negative integer, got ${raw}`);
   return value;
 }
 
@@ -52,6 +62,8 @@ new GovernanceLedgerStack(app, `GovernanceLedger-${stage}`, {
   retentionDays: positiveInteger('retentionDays'),
   oidc: externalIssuer(),
   alarmEmail: context('alarmEmail'),
+  signingKeys: positiveInteger('signingKeys'),
+  retiredSigningKeys: nonNegativeInteger('retiredSigningKeys'),
   env: { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION },
   description: `Governance ledger service, stage ${stage}`,
 });

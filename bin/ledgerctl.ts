@@ -5,6 +5,10 @@
  *   ledgerctl firm create --name N --frn 123456 --plan BOTH --admin-name N --admin-email E [--admin-fca-ref R]
  *   ledgerctl api-key create --firm F --name N
  *   ledgerctl token --firm F --email E [--ttl SECONDS]        (local stack only)
+ *   ledgerctl signing-key show
+ *   ledgerctl signing-key rotate [--lead-seconds S]
+ *   ledgerctl signing-key revoke --key FINGERPRINT --from TIME [--lead-seconds S]
+ *     (AWS: also --immutable-bucket NAME; the new key is the stage's next CDK-made KMS key, docs/deploy.md)
  *
  * Target: the local stack found through DATA_DIR (default .data; `npm start` must be running), or AWS with
  * --stage STAGE and the usual AWS credentials and region.
@@ -20,6 +24,7 @@ import { systemClock } from '../shared/ports/clock.js';
 import type { Deps } from '../shared/runtime/deps.js';
 import {
   createLocalDeps,
+  createLocalSigningKey,
   DEV_AUDIENCE,
   DEV_FIRM_CLAIM,
   DEV_ISSUER,
@@ -34,6 +39,17 @@ import { getFirm } from '../shared/store/firm-store.js';
 import { getUserByEmail } from '../shared/store/user-store.js';
 import { tableName } from '../shared/store/tables.js';
 import { KMSClient } from '@aws-sdk/client-kms';
+import { S3Client } from '@aws-sdk/client-s3';
+import { S3ObjectStore } from '../shared/adapters/aws/s3-object-store.js';
+import { listStageKeys, nextUnusedKey } from '../shared/adapters/aws/kms-stage-keys.js';
+import { stageSigningKeyAlias } from '../shared/runtime/config.js';
+import { loadKeyHistory } from '../shared/services/key-history.js';
+import {
+  DEFAULT_ROTATION_LEAD_SECONDS,
+  revokeSigningKey,
+  rotateSigningKey,
+  type NewSigningKey,
+} from '../shared/services/signing-key-admin.js';
 
 class UsageError extends Error {}
 
@@ -41,7 +57,11 @@ const USAGE = `usage:
   ledgerctl firm create --name NAME --frn FRN --plan LEDGER|PRINCIPAL|BOTH --admin-name NAME --admin-email EMAIL [--admin-fca-ref REF]
   ledgerctl api-key create --firm FIRM_ID --name NAME
   ledgerctl token --firm FIRM_ID --email EMAIL [--ttl SECONDS]
-options: --stage STAGE (AWS; default: the local stack in DATA_DIR)`;
+  ledgerctl signing-key show
+  ledgerctl signing-key rotate [--lead-seconds SECONDS]
+  ledgerctl signing-key revoke --key FINGERPRINT --from ISO_TIME [--lead-seconds SECONDS]
+options: --stage STAGE (AWS; default: the local stack in DATA_DIR); with --stage, signing-key rotate and
+  revoke also need --immutable-bucket NAME (the stack's ImmutableBucketName output)`;
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
@@ -56,6 +76,10 @@ const { values, positionals } = parseArgs({
     email: { type: 'string' },
     ttl: { type: 'string' },
     stage: { type: 'string' },
+    key: { type: 'string' },
+    from: { type: 'string' },
+    'lead-seconds': { type: 'string' },
+    'immutable-bucket': { type: 'string' },
   },
 });
 
@@ -79,19 +103,51 @@ function localStack(): { info: LocalStackInfo; dataDir: string } {
   return { info, dataDir };
 }
 
+let cachedDeps: Deps | undefined;
+
 function deps(): Deps {
+  cachedDeps ??= createDeps();
+  return cachedDeps;
+}
+
+function createDeps(): Deps {
   const stage = values.stage;
   if (!stage) {
     const { info, dataDir } = localStack();
     return createLocalDeps({ dataDir, dynamoEndpoint: info.dynamoEndpoint, baseUrl: info.baseUrl });
   }
-  // AWS: onboarding touches DynamoDB only; the signer is named for completeness of Deps and never called.
+  // AWS: onboarding touches DynamoDB only; the signing-key commands also sign (endorsements) and write the
+  // immutable bucket. The first key's ARN is set by stageKeyDeps before anything signs.
+  const kms = new KMSClient({});
+  const signers = new Map<string, KmsSigner>();
+  const signerFor = (keyId: string) => {
+    let found = signers.get(keyId);
+    if (!found) signers.set(keyId, (found = new KmsSigner(kms, keyId)));
+    return found;
+  };
+  let objects: S3ObjectStore | undefined;
   return {
     db: createDocumentClient(),
     tables: { main: tableName(stage, 'main'), ledger: tableName(stage, 'ledger') },
-    signer: new KmsSigner(new KMSClient({}), `alias/gls-${stage}-ledger-signing`),
-    get objects(): never {
-      throw new Error('ledgerctl does not use object storage');
+    get signer() {
+      return signerFor(firstKeyArn ?? stageSigningKeyAlias(stage, 1));
+    },
+    signerFor,
+    get objects() {
+      const bucket = required('immutable-bucket');
+      const unused = (): never => {
+        throw new Error('ledgerctl only writes the immutable bucket');
+      };
+      objects ??= new S3ObjectStore(new S3Client({}), {
+        immutable: bucket,
+        get uploads() {
+          return unused();
+        },
+        get certificates() {
+          return unused();
+        },
+      });
+      return objects;
     },
     get queue(): never {
       throw new Error('ledgerctl does not use queues');
@@ -101,6 +157,44 @@ function deps(): Deps {
       throw new Error('ledgerctl does not verify tokens');
     },
   };
+}
+
+let firstKeyArn: string | undefined;
+
+function leadMs(): number {
+  const seconds = Number(values['lead-seconds'] ?? DEFAULT_ROTATION_LEAD_SECONDS);
+  if (!Number.isInteger(seconds) || seconds < 0 || seconds > 86_400)
+    throw new UsageError('--lead-seconds must be 0..86400');
+  return seconds * 1000;
+}
+
+/**
+ * The key a rotation introduces: locally a new PEM file under DATA_DIR/keys; in AWS the stage's first
+ * CDK-made key (alias gls-<stage>-ledger-signing-<n>) that the history does not hold yet.
+ */
+async function newKey(d: Deps): Promise<NewSigningKey> {
+  const stage = values.stage;
+  if (!stage) return createLocalSigningKey(localStack().dataDir);
+  const stageKeys = await listStageKeys(new KMSClient({}), stage);
+  const { history } = await loadKeyHistory(d);
+  const next = nextUnusedKey(stageKeys, new Set(history.keys.map((k) => k.fingerprint)));
+  if (!next)
+    throw new UsageError(
+      `Every KMS key of stage ${stage} is in the history already: deploy with -c signingKeys=${stageKeys.length + 1} first (docs/deploy.md)`,
+    );
+  return { keyId: next.arn };
+}
+
+/** In AWS the genesis entry must name the first key by ARN, as the functions' SIGNING_KEY_ID does. */
+async function stageKeyDeps(): Promise<Deps> {
+  const stage = values.stage;
+  if (stage) {
+    const first = (await listStageKeys(new KMSClient({}), stage))[0];
+    if (!first)
+      throw new UsageError(`No signing key ${stageSigningKeyAlias(stage, 1)} in this account and region`);
+    firstKeyArn = first.arn;
+  }
+  return deps();
 }
 
 async function run(): Promise<unknown> {
@@ -146,6 +240,26 @@ async function run(): Promise<unknown> {
         ttlSeconds: ttl,
       });
       return { token };
+    }
+    case 'signing-key show':
+      return (await loadKeyHistory(await stageKeyDeps())).history;
+    case 'signing-key rotate': {
+      const d = await stageKeyDeps();
+      return rotateSigningKey(d, await newKey(d), { leadMs: leadMs() });
+    }
+    case 'signing-key revoke': {
+      const d = await stageKeyDeps();
+      const fingerprint = required('key').toLowerCase();
+      const from = required('from');
+      if (Number.isNaN(Date.parse(from))) throw new UsageError('--from must be an ISO 8601 instant');
+      const { history } = await loadKeyHistory(d);
+      const current = history.keys.at(-1)!;
+      return revokeSigningKey(d, {
+        fingerprint,
+        from,
+        leadMs: leadMs(),
+        ...(current.fingerprint === fingerprint ? { replacement: await newKey(d) } : {}),
+      });
     }
     default:
       throw new UsageError(command ? `unknown command: ${command}` : 'no command');

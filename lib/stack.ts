@@ -1,4 +1,4 @@
-import { Stack, type StackProps } from 'aws-cdk-lib';
+import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
 import { ROUTE_AREAS } from '../shared/routes.js';
 import { ENV } from '../shared/runtime/config.js';
@@ -30,6 +30,10 @@ export interface GovernanceLedgerStackProps extends StackProps {
   publicBaseUrl?: string;
   /** Subscribe this e-mail address to the alarm topic. */
   alarmEmail?: string;
+  /** Signing keys of the stage (`-c signingKeys`, lib/ledger.ts). @default 1 */
+  signingKeys?: number;
+  /** Oldest keys that may no longer Sign (`-c retiredSigningKeys`). @default 0 */
+  retiredSigningKeys?: number;
 }
 
 /** The whole service for one stage. It only composes the areas; each area owns its resources and grants. */
@@ -51,6 +55,8 @@ export class GovernanceLedgerStack extends Stack {
       workers = WORKERS,
       publicBaseUrl,
       alarmEmail,
+      signingKeys,
+      retiredSigningKeys,
       ...stackProps
     } = props;
     const stage = stageSettings(stageName);
@@ -62,7 +68,16 @@ export class GovernanceLedgerStack extends Stack {
     });
 
     this.data = new Data(this, 'Data', { stage, retentionDays });
-    this.signing = new LedgerSigning(this, 'Ledger', { stage });
+    // ledgerctl signing-key rotate --stage writes each key-history version to this bucket (docs/deploy.md).
+    new CfnOutput(this, 'ImmutableBucketName', {
+      description: 'The immutable (Object Lock) bucket: ledger records and signing-key history versions',
+      value: this.data.immutableBucket.bucketName,
+    });
+    this.signing = new LedgerSigning(this, 'Ledger', {
+      stage,
+      signingKeys,
+      retiredSigningKeys,
+    });
     this.auth = new Auth(this, 'Auth', { stage, external: oidc });
     this.queues = new WorkQueues(this, 'Queues', { workers });
     const resources = { data: this.data, signing: this.signing, queues: this.queues, auth: this.auth };

@@ -2,10 +2,13 @@
 # Independent verifier of a firm's Governance Ledger chain (format: docs/ledger-format.md).
 #
 # Needs only curl, jq, openssl and python3 (standard library). It fetches every record of the firm that
-# owns API_KEY and the published signing key, then recomputes and checks, for every record: recordHash
-# (SHA-256 of the RFC 8785 canonical payload), chainHash, the link to the previous record, the ECDSA P-256
-# signature (with openssl), the key it was signed with, sequence numbers (from 1, gapless, strictly
-# increasing), timestamps (ISO 8601 UTC with milliseconds, non-decreasing) and the firm id.
+# owns API_KEY, the published signing key and the signing-key history (/.well-known/signing-keys), then
+# recomputes and checks, for every record: recordHash (SHA-256 of the RFC 8785 canonical payload), chainHash,
+# the link to the previous record, the ECDSA P-256 signature (with openssl), the key it was signed with
+# (listed in the history, its window [validFrom, validUntil) holding the record's timestamp, not revoked by
+# then), sequence numbers (from 1, gapless, strictly increasing), timestamps (ISO 8601 UTC with milliseconds,
+# non-decreasing) and the firm id; and the history itself: fingerprints, and each key's endorsement by the
+# previous key (openssl).
 # It prints one line per failure and a summary, and exits 0 when everything verifies, 1 on any failure,
 # 2 when it could not run (usage, network, HTTP error).
 #
@@ -13,8 +16,10 @@
 #
 # Options:
 #   --save DIR        also write what was verified to DIR: records.json (all records, chain order, in
-#                     the shape of a list page) and signing-key.json (the published key)
-#   --offline DIR     verify DIR/records.json against DIR/signing-key.json; no network, no API key
+#                     the shape of a list page), signing-key.json (the published key) and
+#                     signing-keys.json (the key history)
+#   --offline DIR     verify DIR/records.json against DIR/signing-key.json and, when present,
+#                     DIR/signing-keys.json; no network, no API key
 #   --immutable DIR   also compare every record with its immutable copy DIR/<12-digit sequence>-<id>.json
 #                     (a download of ledger/<firmId>/ from the immutable bucket): byte for byte
 #   --canonicalize    print the RFC 8785 canonical form of the JSON on stdin and exit (a helper for the
@@ -25,8 +30,8 @@
 #   BASE_URL             service address, e.g. http://localhost:3000 (not with --offline)
 #   API_KEY              the firm's API key, sent as X-Service-Key (not with --offline)
 #   PAGE_SIZE            records per request, 1..100 (default 100)
-#   TRUSTED_PUBLIC_KEYS  further base64 SPKI keys to accept besides the published one (whitespace
-#                        separated), e.g. a key that signed older records before a key rotation
+#   TRUSTED_PUBLIC_KEYS  without a key history only: further base64 SPKI keys to accept besides the
+#                        published one (whitespace separated)
 #   KEY_FINGERPRINT      the signing key's fingerprint (hex SHA-256 of its DER) as obtained out of band;
 #                        when set, a published key with another fingerprint fails the run
 #   CURL_OPTS            extra curl options, e.g. "--cacert ca.pem" (word-split)
@@ -136,7 +141,30 @@ def sha256_hex(text):
 def canonicalize_stdin():
     sys.stdout.write(jcs(json.load(sys.stdin)))
 
-def main(work, source, key_file, immutable_dir):
+def instant(text):
+    """An ISO 8601 instant as a timezone-aware datetime, or None when it is not one."""
+    from datetime import datetime
+    try:
+        return datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except (AttributeError, TypeError, ValueError):
+        return None
+
+def key_problem(history, public_key, timestamp):
+    """The service's rule (shared/ledger/key-history.ts keyProblemAt): None when the key may sign then."""
+    entry = next((k for k in history["keys"] if k["publicKey"] == public_key), None)
+    if entry is None:
+        return "PUBLIC_KEY_NOT_TRUSTED", "publicKey is not in the signing-key history"
+    at = instant(timestamp)
+    if at is None:
+        return "KEY_NOT_VALID_AT_TIMESTAMP", "the timestamp is not an instant"
+    if entry["revokedFrom"] is not None and at >= instant(entry["revokedFrom"]):
+        return "KEY_REVOKED", "key %s is revoked from %s" % (entry["fingerprint"][:16], entry["revokedFrom"])
+    if at < instant(entry["validFrom"]) or (entry["validUntil"] is not None and at >= instant(entry["validUntil"])):
+        return "KEY_NOT_VALID_AT_TIMESTAMP", "key %s signs from %s until %s" % (
+            entry["fingerprint"][:16], entry["validFrom"], entry["validUntil"] or "now")
+    return None
+
+def main(work, source, key_file, immutable_dir, history_file):
     failures = 0
 
     def fail(record, code, detail=""):
@@ -157,7 +185,13 @@ def main(work, source, key_file, immutable_dir):
 
     with open(key_file, encoding="utf-8") as f:
         published = json.load(f)["publicKey"]
-    trusted = [published] + os.environ.get("TRUSTED_PUBLIC_KEYS", "").split()
+    history = None
+    if history_file:
+        with open(history_file, encoding="utf-8") as f:
+            history = json.load(f)
+        trusted = [k["publicKey"] for k in history["keys"]]
+    else:
+        trusted = [published] + os.environ.get("TRUSTED_PUBLIC_KEYS", "").split()
     key_ids = {}
     os.makedirs(os.path.join(work, "keys"), exist_ok=True)
     os.makedirs(os.path.join(work, "sig"), exist_ok=True)
@@ -174,6 +208,31 @@ def main(work, source, key_file, immutable_dir):
 
     published_id = key_id(published)
     manifest = open(os.path.join(work, "signatures.tsv"), "w", encoding="utf-8")
+
+    # The key history: the published key is in it, each fingerprint is its key's, each key after the first is
+    # endorsed by the previous one (openssl checks the signatures listed in endorsements.tsv).
+    if history is not None:
+        os.makedirs(os.path.join(work, "endorse"), exist_ok=True)
+        with open(os.path.join(work, "endorsements.tsv"), "w", encoding="utf-8") as endorsements:
+            if published not in trusted:
+                fail(None, "KEY_NOT_IN_HISTORY", "the published signing key is not in the signing-key history")
+            for i, k in enumerate(history["keys"]):
+                stem = key_id(k["publicKey"])
+                if stem != k["fingerprint"]:
+                    fail(None, "FINGERPRINT_MISMATCH", "history key %d: fingerprint %s, SHA-256 of its key is %s" % (i + 1, k["fingerprint"], stem))
+                if i == 0:
+                    continue
+                e = k.get("endorsement")
+                previous_key = history["keys"][i - 1]
+                if not e or e.get("signedBy") != previous_key["fingerprint"]:
+                    fail(None, "ENDORSEMENT_MISSING", "history key %d is not endorsed by key %d" % (i + 1, i))
+                    continue
+                identity = {f: k[f] for f in ("fingerprint", "publicKey", "algorithm", "keySpec", "validFrom")}
+                with open(os.path.join(work, "endorse", "%d.txt" % i), "wb") as f:
+                    f.write(jcs(identity).encode("utf-8"))
+                with open(os.path.join(work, "endorse", "%d.der" % i), "wb") as f:
+                    f.write(base64.b64decode(e["signature"]))
+                endorsements.write("%d\t%s\n" % (i, key_id(previous_key["publicKey"])))
     firm_id = None
     previous = None  # the previous well-formed record
     seen_ids = set()
@@ -249,6 +308,10 @@ def main(work, source, key_file, immutable_dir):
 
         # Signature: the key must be trusted; the check itself is openssl's (see the shell part).
         key = r["publicKey"]
+        if history is not None and key in trusted:
+            problem = key_problem(history, key, ts)
+            if problem:
+                fail(r, problem[0], problem[1])
         if key in trusted:
             try:
                 stem = key_id(key)
@@ -256,7 +319,7 @@ def main(work, source, key_file, immutable_dir):
                 fail(r, "PUBLIC_KEY_NOT_TRUSTED", "publicKey is not base64")
                 stem = published_id
         else:
-            fail(r, "PUBLIC_KEY_NOT_TRUSTED", "publicKey differs from the published signing key")
+            fail(r, "PUBLIC_KEY_NOT_TRUSTED", "publicKey is not a published signing key")
             stem = published_id  # still check the signature against the trusted key
         try:
             signature = base64.b64decode(r["signature"], validate=True)
@@ -309,8 +372,8 @@ if __name__ == "__main__":
     if sys.argv[1] == "--canonicalize":
         canonicalize_stdin()
     else:
-        work, key_file, immutable_dir = sys.argv[2], sys.argv[3], sys.argv[4]
-        main(work, sys.argv[5:], key_file, immutable_dir)
+        work, key_file, immutable_dir, history_file = sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5]
+        main(work, sys.argv[6:], key_file, immutable_dir, history_file)
 PY
 
 # ---------------------------------------------------------------------------------------------------------
@@ -367,9 +430,13 @@ if [[ -n $OFFLINE_DIR ]]; then
   KEY_FILE="$OFFLINE_DIR/signing-key.json"
   SOURCES=("$OFFLINE_DIR/records.json")
   [[ -f $KEY_FILE && -f ${SOURCES[0]} ]] || die "$OFFLINE_DIR must hold records.json and signing-key.json"
+  HISTORY_FILE=""
+  [[ ! -f $OFFLINE_DIR/signing-keys.json ]] || HISTORY_FILE="$OFFLINE_DIR/signing-keys.json"
 else
   KEY_FILE="$WORK/signing-key.json"
   fetch "$BASE_URL/.well-known/signing-key" "$KEY_FILE"
+  HISTORY_FILE="$WORK/signing-keys.json"
+  fetch "$BASE_URL/.well-known/signing-keys" "$HISTORY_FILE"
   page=1
   SOURCES=()
   while :; do
@@ -383,6 +450,7 @@ else
     page=$((page + 1))
   done
   [[ -z $SAVE_DIR ]] || cp "$KEY_FILE" "$SAVE_DIR/signing-key.json"
+  [[ -z $SAVE_DIR ]] || cp "$HISTORY_FILE" "$SAVE_DIR/signing-keys.json"
 fi
 
 FAILURES=0
@@ -412,7 +480,7 @@ actual_fp="$(openssl dgst -sha256 -r "$WORK/published.der" | cut -d' ' -f1)"
 while IFS= read -r line; do
   echo "$line"
   [[ $line == FAIL* ]] && FAILURES=$((FAILURES + 1))
-done < <(SAVE_DIR="$SAVE_DIR" python3 -c "$PY_CODE" check "$WORK" "$KEY_FILE" "$IMMUTABLE_DIR" "${SOURCES[@]}" || echo "PYERROR")
+done < <(SAVE_DIR="$SAVE_DIR" python3 -c "$PY_CODE" check "$WORK" "$KEY_FILE" "$IMMUTABLE_DIR" "$HISTORY_FILE" "${SOURCES[@]}" || echo "PYERROR")
 [[ -f $WORK/summary ]] || die "the record checks did not complete"
 read -r RECORDS _ FIRM FIRST LAST <"$WORK/summary"
 
@@ -428,12 +496,21 @@ while IFS=$'\t' read -r index seq id key; do
     fail "seq=$seq id=$id BAD_SIGNATURE the signature does not verify over the chainHash with the signing key"
   fi
 done <"$WORK/signatures.tsv"
+# Each key after the first: the previous key's signature over the RFC 8785 JSON of the new key's identity.
+if [[ -f $WORK/endorsements.tsv ]]; then
+  while IFS=$'\t' read -r index key; do
+    if ! openssl dgst -sha256 -verify "$WORK/keys/$key.pem" -signature "$WORK/endorse/$index.der" \
+      "$WORK/endorse/$index.txt" >/dev/null 2>&1; then
+      fail "history BAD_ENDORSEMENT key $((index + 1)) is not endorsed by a signature of key $index"
+    fi
+  done <"$WORK/endorsements.tsv"
+fi
 
 # 5. Summary.
 if ((RECORDS == 0)); then
   echo "No records to verify (the firm's ledger is empty); key checks: $([[ $FAILURES -eq 0 ]] && echo ok || echo failed)"
 elif ((FAILURES == 0)); then
-  echo "OK: $RECORDS records of $FIRM verified (sequence $FIRST..$LAST): record hashes, chain hashes, links, signatures, sequence numbers and timestamps${IMMUTABLE_DIR:+, immutable copies}"
+  echo "OK: $RECORDS records of $FIRM verified (sequence $FIRST..$LAST): record hashes, chain hashes, links, signatures, sequence numbers and timestamps${HISTORY_FILE:+, key windows in the signing-key history and its endorsements}${IMMUTABLE_DIR:+, immutable copies}"
 else
   echo "FAILED: $FAILURES problem(s) in $RECORDS records of $FIRM (sequence $FIRST..$LAST)"
 fi

@@ -13,7 +13,7 @@ import {
 } from './append-batch.js';
 import { canonicalJson, computeChainHash, computeRecordHash, signedMessage } from '../ledger/hashing.js';
 import type { LedgerRecord } from '../ledger/record.js';
-import { publicKeyBase64 } from '../ledger/signing-key.js';
+import { isRotationAppend, planSigning } from './signing-plan.js';
 
 /**
  * One batch of a firm's appends, committed by the sequencer that holds the firm's lease (./sequencer.ts):
@@ -70,9 +70,19 @@ export async function commitInBatch(
 ): Promise<BatchResult> {
   let entries = planned;
   let later: Candidate[] = [];
-  const publicKey = await publicKeyBase64(deps.signer);
   for (let attempt = 1; attempt <= BATCH_ATTEMPTS && entries.length > 0; attempt++) {
-    const payloads = placeBatch(entries, head);
+    // The key by the records' timestamps, one key per batch, SIGNING_KEY_ROTATED first on a change (issue 15).
+    entries = entries.filter((e) => !isRotationAppend(e));
+    let payloads = placeBatch(entries, head);
+    const plan = await planSigning(deps, head, payloads);
+    if (plan.keep < entries.length) {
+      later = [...entries.slice(plan.keep), ...later];
+      entries = entries.slice(0, plan.keep);
+    }
+    if (plan.rotation) entries = [{ ...plan.rotation, remote: false }, ...entries];
+    if (plan.rotation || payloads.length !== entries.length) payloads = placeBatch(entries, head);
+    const { publicKey, fingerprint } = plan.key;
+    const signatureKey = (chainHash: string) => `${fingerprint}:${chainHash}`;
     const extras = entries.map((entry, i) => extrasAt(entry, payloads[i]!.timestamp));
     const refused = await refusedBeforeSigning(
       deps,
@@ -95,13 +105,13 @@ export async function commitInBatch(
     });
     const signing = await Promise.allSettled(
       unsigned
-        .filter((r) => !signatures.has(r.chainHash))
+        .filter((r) => !signatures.has(signatureKey(r.chainHash)))
         .map(async (r) => {
-          const signature = await deps.signer.sign(signedMessage(r.chainHash));
-          signatures.set(r.chainHash, Buffer.from(signature).toString('base64'));
+          const signature = await plan.key.signer.sign(signedMessage(r.chainHash));
+          signatures.set(signatureKey(r.chainHash), Buffer.from(signature).toString('base64'));
         }),
     );
-    const firstUnsigned = unsigned.findIndex((r) => !signatures.has(r.chainHash));
+    const firstUnsigned = unsigned.findIndex((r) => !signatures.has(signatureKey(r.chainHash)));
     if (firstUnsigned === 0)
       throw signing.find((s): s is PromiseRejectedResult => s.status === 'rejected')!.reason;
     if (firstUnsigned > 0) {
@@ -110,7 +120,7 @@ export async function commitInBatch(
       unsigned = unsigned.slice(0, firstUnsigned);
     }
     const sealed: SealedAppend[] = unsigned.map((r, i) => {
-      const record: LedgerRecord = { ...r, signature: signatures.get(r.chainHash)!, publicKey };
+      const record: LedgerRecord = { ...r, signature: signatures.get(signatureKey(r.chainHash))!, publicKey };
       const body = canonicalJson(record);
       const entry = entries[i]!;
       return {

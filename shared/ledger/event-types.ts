@@ -17,6 +17,8 @@ export const LEDGER_EVENT_TYPES = [
   'INCIDENT_RESOLVED',
   'ASSURANCE_REVIEW_SIGNED',
   'FIRM_SETTINGS_UPDATED',
+  // Issue 15: precedes a firm's first record under a new signing key; no webhook name.
+  'SIGNING_KEY_ROTATED',
 ] as const;
 
 export type LedgerEventType = (typeof LEDGER_EVENT_TYPES)[number];

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { Health, SigningKey } from '../schemas/common.js';
+import { Health, SigningKey, SigningKeyHistory } from '../schemas/common.js';
 import { PUBLIC, route } from './route.js';
 
 export const health = route({
@@ -23,11 +23,31 @@ export const signingKey = route({
   head: true,
   handler: 'functions/platform/signing-key',
   auth: PUBLIC,
-  permissions: { publicKey: true },
+  permissions: { ledger: 'read', publicKey: true },
   tag: 'Public',
   summary: 'The public key that verifies ledger signatures',
+  description:
+    'The key whose window holds the current instant. Records signed before a rotation verify with an earlier key: /.well-known/signing-keys lists them all.',
   request: {},
   responses: { 200: { description: 'base64 DER SubjectPublicKeyInfo and algorithm', schema: SigningKey } },
+});
+
+export const signingKeys = route({
+  operationId: 'getSigningKeys',
+  method: 'GET',
+  path: '/.well-known/signing-keys',
+  head: true,
+  handler: 'functions/platform/signing-keys',
+  auth: PUBLIC,
+  permissions: { ledger: 'read', publicKey: true },
+  tag: 'Public',
+  summary: 'Every ledger signing key with its validity window (the key history)',
+  description:
+    "A record is valid only if its publicKey is listed here, its timestamp lies in the key's window [validFrom, validUntil) and is before the key's revokedFrom. Each key after the first is endorsed by the previous one (docs/ledger-format.md).",
+  request: {},
+  responses: {
+    200: { description: 'The current version of the signing-key history', schema: SigningKeyHistory },
+  },
 });
 
 export const openapi = route({

@@ -1,3 +1,4 @@
+import type { KMSClient } from '@aws-sdk/client-kms';
 import { KmsSigner } from '../adapters/aws/kms-signer.js';
 import { emfSignMetrics } from '../adapters/aws/sign-metrics.js';
 import { S3ObjectStore } from '../adapters/aws/s3-object-store.js';
@@ -6,6 +7,7 @@ import { ThrottledSigner } from '../adapters/throttled-signer.js';
 import { systemClock } from '../ports/clock.js';
 import type { Signer } from '../ports/signer.js';
 import { createDocumentClient } from '../store/dynamo.js';
+import { once } from '../once.js';
 import { ENV, optionalEnv, QUEUE_URL_ENV, requireEnv, signerLimits } from './config.js';
 import { registerDepsFactory, type Deps } from './deps.js';
 
@@ -42,7 +44,16 @@ function withSignLimits(kms: KmsSigner): Signer {
  * OpenAPI document never load it.
  */
 export function createAwsDeps(): Deps {
-  let signer: Signer | undefined;
+  // One KMS client and one signer per key. KmsSigner and the SDK import appear only inside signerFor's live
+  // branch, so a bundle without KMS (GLS_BUNDLE_KMS "false") reaches neither.
+  const signers = new Map<string, Signer>();
+  const cachedSigner = (keyId: string, create: (keyId: string) => Signer): Signer => {
+    let found = signers.get(keyId);
+    if (!found) signers.set(keyId, (found = create(keyId)));
+    return found;
+  };
+  let kmsClient: (() => Promise<KMSClient>) | undefined;
+  const sharedClient = (load: () => Promise<KMSClient>) => (kmsClient ??= once(load));
   let objects: S3ObjectStore | undefined;
   let queue: SqsQueue | undefined;
   let oidc: Deps['oidc'] | undefined;
@@ -59,12 +70,19 @@ export function createAwsDeps(): Deps {
     get signer() {
       return process.env.GLS_BUNDLE_KMS === 'false'
         ? notBundled('KMS')
-        : (signer ??= withSignLimits(
-            new KmsSigner(
-              async () => new (await import('@aws-sdk/client-kms')).KMSClient({}),
-              requireEnv(ENV.signingKeyId),
+        : this.signerFor(requireEnv(ENV.signingKeyId));
+    },
+    signerFor(keyId) {
+      return process.env.GLS_BUNDLE_KMS === 'false'
+        ? notBundled('KMS')
+        : cachedSigner(keyId, (id) =>
+            withSignLimits(
+              new KmsSigner(
+                sharedClient(async () => new (await import('@aws-sdk/client-kms')).KMSClient({})),
+                id,
+              ),
             ),
-          ));
+          );
     },
     get objects() {
       return process.env.GLS_BUNDLE_S3 === 'false'

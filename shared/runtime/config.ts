@@ -69,6 +69,8 @@ export const ENV = {
   signerLatencyMs: 'SIGNER_LATENCY_MS',
   /** Embedded stack: Sign calls per second shared by every instance (0: unlimited); beyond it, ThrottlingException. */
   signerRateLimit: 'SIGNER_RATE_LIMIT',
+  /** How long an instance keeps the signing-key history it read (ms, default 10 s; issue 15). */
+  keyHistoryTtlMs: 'KEY_HISTORY_TTL_MS',
   /** Embedded stack: isolated Lambda-like instances running the handlers (0: all in the server's own thread). */
   localInstances: 'LOCAL_INSTANCES',
   /** Embedded stack with instances: "true" freezes an instance between invocations, as Lambda does. */
@@ -119,3 +121,14 @@ export const QUEUE_URL_ENV: Record<QueueName, string> = {
   certificates: ENV.certificatesQueueUrl,
   'user-activation': ENV.userActivationQueueUrl,
 };
+
+/**
+ * The alias of a stage's signing key number `n` (lib/ledger.ts creates them): the first key keeps the alias it
+ * always had, the keys added for rotations (`-c signingKeys=N`) are numbered from 2.
+ */
+export function stageSigningKeyAlias(stage: string, n: number): string {
+  return n === 1 ? `alias/gls-${stage}-ledger-signing` : `alias/gls-${stage}-ledger-signing-${n}`;
+}
+
+/** Largest number of signing keys a stage may declare (lib/ledger.ts refuses more). */
+export const MAX_STAGE_SIGNING_KEYS = 20;

@@ -16,7 +16,13 @@ export interface OidcConfig {
 export interface Deps {
   db: DocumentDb;
   tables: TableNames;
+  /** The signer of the first key (the key a new stack starts with); `signerFor` reaches every key. */
   signer: Signer;
+  /**
+   * The signer of a key of the signing-key history by its key id (KMS key ARN, `local:<fingerprint prefix>`),
+   * one per key id, behind the same Sign limits (docs/architecture.md §5, "Signing keys").
+   */
+  signerFor(keyId: string): Signer;
   objects: ObjectStore;
   queue: Queue;
   clock: Clock;

@@ -1,4 +1,6 @@
-import { join } from 'node:path';
+import { createHash, generateKeyPairSync } from 'node:crypto';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { FsObjectStore } from '../adapters/local/fs-object-store.js';
 import { UrlSigningSecret } from '../adapters/local/presigned-uploads.js';
 import { LocalQueue } from '../adapters/local/local-queue.js';
@@ -7,6 +9,7 @@ import type { SignerQuota } from '../adapters/local/signer-quota.js';
 import { ThrottledSigner } from '../adapters/throttled-signer.js';
 import { systemClock } from '../ports/clock.js';
 import type { Queue } from '../ports/queue.js';
+import type { Signer } from '../ports/signer.js';
 import { createDocumentClient } from '../store/dynamo.js';
 import { tableName } from '../store/tables.js';
 import { ENV, intEnv, signerLimits } from './config.js';
@@ -26,6 +29,9 @@ export function localPaths(dataDir: string) {
     dynamodb: join(dataDir, 'dynamodb'),
     objects: join(dataDir, 'objects'),
     signingKey: join(dataDir, 'keys', 'ledger-signing-key.pem'),
+    /** Keys introduced by a rotation (issue 15): `ledger-signing-key-<16 hex of the fingerprint>.pem`. */
+    rotatedSigningKey: (fingerprintPrefix: string) =>
+      join(dataDir, 'keys', `ledger-signing-key-${fingerprintPrefix}.pem`),
     devIssuerKey: join(dataDir, 'keys', 'dev-issuer.jwk.json'),
     /** HMAC secret of the local presigned object URLs. */
     urlSigningSecret: join(dataDir, 'keys', 'presigned-url-secret.hex'),
@@ -55,14 +61,30 @@ export function createLocalDeps(options: {
   signerQuota?: SignerQuota;
 }): Deps {
   const paths = localPaths(options.dataDir);
-  const signer = new LocalSigner(paths.signingKey, {
+  const signerOptions = {
     latencyMs: intEnv(ENV.signerLatencyMs, 0),
     ...(options.signerQuota ? { quota: options.signerQuota } : {}),
-  });
+  };
+  const signer = new ThrottledSigner(new LocalSigner(paths.signingKey, signerOptions), signerLimits());
+  const signers = new Map<string, Signer>([[signer.keyId, signer]]);
   return {
     db: createDocumentClient(options.dynamoEndpoint),
     tables: LOCAL_TABLES,
-    signer: new ThrottledSigner(signer, signerLimits()),
+    signer,
+    signerFor(keyId) {
+      let found = signers.get(keyId);
+      if (!found) {
+        const prefix = /^local:([0-9a-f]{16})$/.exec(keyId)?.[1];
+        if (!prefix) throw new Error(`Not a local signing key id: ${keyId}`);
+        const file = paths.rotatedSigningKey(prefix);
+        found = new ThrottledSigner(
+          new LocalSigner(file, { ...signerOptions, create: false }),
+          signerLimits(),
+        );
+        signers.set(keyId, found);
+      }
+      return found;
+    },
     objects: new FsObjectStore(paths.objects, {
       baseUrl: options.baseUrl,
       secret: new UrlSigningSecret(paths.urlSigningSecret),
@@ -76,4 +98,18 @@ export function createLocalDeps(options: {
       firmClaim: DEV_FIRM_CLAIM,
     },
   };
+}
+
+/**
+ * A new P-256 key for a rotation of the embedded stack's signing key (`ledgerctl signing-key rotate`): written
+ * once (mode 0600) as `DATA_DIR/keys/ledger-signing-key-<16 hex of its fingerprint>.pem`; returns its key id.
+ */
+export function createLocalSigningKey(dataDir: string): { keyId: string } {
+  const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+  const spki = publicKey.export({ type: 'spki', format: 'der' });
+  const prefix = createHash('sha256').update(spki).digest('hex').slice(0, 16);
+  const file = localPaths(dataDir).rotatedSigningKey(prefix);
+  mkdirSync(dirname(file), { recursive: true });
+  writeFileSync(file, privateKey.export({ type: 'pkcs8', format: 'pem' }), { mode: 0o600, flag: 'wx' });
+  return { keyId: `local:${prefix}` };
 }

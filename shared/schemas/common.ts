@@ -74,3 +74,42 @@ export const SigningKey = z
     fingerprint: z.string().meta({ description: 'hex SHA-256 of the DER SubjectPublicKeyInfo' }),
   })
   .meta({ id: 'SigningKey' });
+
+const Instant = z.iso.datetime({ offset: true });
+
+/** One key of the signing-key history (shared/ledger/key-history.ts SigningKeyEntry). */
+export const SigningKeyEntry = z
+  .object({
+    fingerprint: z.string().meta({ description: 'hex SHA-256 of the DER SubjectPublicKeyInfo' }),
+    publicKey: z.string().meta({ description: 'base64 DER SubjectPublicKeyInfo' }),
+    algorithm: z.literal('ECDSA_SHA_256'),
+    keySpec: z.literal('ECC_NIST_P256'),
+    validFrom: Instant.meta({
+      description: 'The key signs records whose timestamp is at or after this instant',
+    }),
+    validUntil: Instant.nullable().meta({
+      description: 'The key signs records whose timestamp is before this instant; null for the current key',
+    }),
+    revokedFrom: Instant.nullable().meta({
+      description: 'Records signed by this key with a timestamp at or after this instant are KEY_REVOKED',
+    }),
+    endorsement: z
+      .object({
+        signedBy: z.string().meta({ description: 'Fingerprint of the previous key' }),
+        signature: z.string().meta({
+          description:
+            'base64 DER ECDSA P-256 (SHA-256) signature by the previous key over the RFC 8785 JSON of {algorithm, fingerprint, keySpec, publicKey, validFrom}',
+        }),
+      })
+      .nullable()
+      .meta({ description: 'null for the first key only' }),
+  })
+  .meta({ id: 'SigningKeyEntry' });
+
+/** Every key that ever signed ledger records, oldest first (issue 15; docs/ledger-format.md). */
+export const SigningKeyHistory = z
+  .object({
+    version: z.number().int().min(1).meta({ description: 'Increases with every rotation or revocation' }),
+    keys: z.array(SigningKeyEntry),
+  })
+  .meta({ id: 'SigningKeyHistory' });

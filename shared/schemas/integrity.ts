@@ -16,6 +16,8 @@ export const BrokenRecord = z
           'BROKEN_LINK',
           'BAD_SIGNATURE',
           'UNTRUSTED_KEY',
+          'KEY_REVOKED',
+          'KEY_NOT_VALID_AT_TIMESTAMP',
           'MISSING_RECORD',
           'SEQUENCE_MISMATCH',
           'FIRM_MISMATCH',

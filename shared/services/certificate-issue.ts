@@ -9,7 +9,8 @@ import { renderCertificatePdf } from '../domain/certificates/pdf.js';
 import { newId } from '../ids.js';
 import type { RecordMessage } from '../ledger-writer/dispatch.js';
 import type { LedgerRecord } from '../ledger/record.js';
-import { publicKeyBase64 } from '../ledger/signing-key.js';
+import { keyProblemAt } from '../ledger/key-history.js';
+import { signingKeyHistory } from './key-history.js';
 import { checkRecord } from '../ledger/verify.js';
 import { isoNow } from '../ports/clock.js';
 import type { Deps } from '../runtime/deps.js';
@@ -53,7 +54,8 @@ export async function issueCertificate(deps: Deps, message: RecordMessage, publi
     throw new Error(`Ledger record ${recordId} of ${firmId} not found at sequence ${message.sequenceNumber}`);
   // Never certify a record that does not verify: the message fails, is retried, and ends in the DLQ.
   const problems: string[] = [...checkRecord(record)];
-  if (record.publicKey !== (await publicKeyBase64(deps.signer))) problems.push('UNTRUSTED_KEY');
+  const keyProblem = keyProblemAt(await signingKeyHistory(deps), record.publicKey, record.timestamp);
+  if (keyProblem) problems.push(keyProblem);
   if (problems.length > 0)
     throw new Error(`Refusing to certify ${recordId}: it does not verify (${problems.join(', ')})`);
 

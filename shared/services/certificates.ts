@@ -3,7 +3,7 @@ import { diffRecords } from '../domain/integrity/record-diff.js';
 import { NotFoundError } from '../errors.js';
 import type { RecordMessage } from '../ledger-writer/dispatch.js';
 import { recordOf, type LedgerRecord } from '../ledger/record.js';
-import { publicKeyBase64 } from '../ledger/signing-key.js';
+import { signingKeyHistory } from './key-history.js';
 import { isoNow } from '../ports/clock.js';
 import type { Deps } from '../runtime/deps.js';
 import {
@@ -86,7 +86,8 @@ export async function findCertificate(deps: Deps, firmId: string, certificateId:
 
 /**
  * Public verification of a certificate: recomputes the certified record's hashes from the stored row, checks
- * its link to the previous record, its signature and that the key is the service's published key (the very
+ * its link to the previous record, its signature and that its key was valid at the record's time by the key
+ * history, not revoked by then (the very
  * checks of chain verification, shared/domain/integrity/chain-check.ts), compares the row with its immutable
  * copy and with what the certificate recorded at issue. `reason` lists every failure; null when valid.
  */
@@ -94,10 +95,10 @@ export async function verifyCertificate(deps: Deps, certificateId: string) {
   const item = await getCertificateById(deps, certificateId);
   if (!item) throw new NotFoundError('Certificate not found');
   const { firmId, sequenceNumber } = item;
-  const [rows, copyObject, trustedKey] = await Promise.all([
+  const [rows, copyObject, keyHistory] = await Promise.all([
     queryRowRange(deps, firmId, Math.max(1, sequenceNumber - 1), sequenceNumber),
     deps.objects.get('immutable', immutableRecordKey(firmId, sequenceNumber, item.ledgerRecordId)),
-    publicKeyBase64(deps.signer),
+    signingKeyHistory(deps),
   ]);
   const row = rows.find((r) => r.position === sequenceNumber)?.record ?? null;
   const previous =
@@ -123,7 +124,7 @@ export async function verifyCertificate(deps: Deps, certificateId: string) {
       [{ position: sequenceNumber, record: row }],
       sequenceNumber,
       cursor,
-      new Set([trustedKey]),
+      keyHistory,
     );
     reasons.push(...broken.flatMap((b) => b.problems.map((p) => p.message)));
     if (sequenceNumber > 1 && !previous)

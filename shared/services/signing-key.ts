@@ -1,15 +1,14 @@
-import { createHash } from 'node:crypto';
-import { publicKeyBase64 } from '../ledger/signing-key.js';
 import { SIGNING_ALGORITHM, SIGNING_KEY_SPEC } from '../ports/signer.js';
+import { currentKeyAt } from '../ledger/key-rotation.js';
 import type { Deps } from '../runtime/deps.js';
+import { signingKeyHistory } from './key-history.js';
 
-/** What /.well-known/signing-key publishes: the key every record's signature verifies against. */
+/**
+ * What /.well-known/signing-key publishes: the key that signs records stamped now (the key history's entry
+ * whose window holds the current instant; /.well-known/signing-keys has every key).
+ */
 export async function publishedSigningKey(deps: Deps) {
-  const publicKey = await publicKeyBase64(deps.signer);
-  return {
-    publicKey,
-    algorithm: SIGNING_ALGORITHM,
-    keySpec: SIGNING_KEY_SPEC,
-    fingerprint: createHash('sha256').update(Buffer.from(publicKey, 'base64')).digest('hex'),
-  };
+  const history = await signingKeyHistory(deps);
+  const { publicKey, fingerprint } = currentKeyAt(history, deps.clock.now().toISOString());
+  return { publicKey, algorithm: SIGNING_ALGORITHM, keySpec: SIGNING_KEY_SPEC, fingerprint };
 }

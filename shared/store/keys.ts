@@ -91,7 +91,12 @@ export const keys = {
   appendIntent: (firmId: string, recordId: string) => ({ pk: `FIRM#${firmId}`, sk: `APPEND#${recordId}` }),
   /** The firm's sequencer lease: which instance seals and commits the firm's appends, and until when. */
   sequencerLease: (firmId: string) => ({ pk: `FIRM#${firmId}`, sk: 'SEQUENCER' }),
+  /** One version of the signing-key history (issue 15), append-only: the highest version is the current one. */
+  signingKeyVersion: (version: number) => ({ pk: SIGNING_KEYS_PK, sk: `V#${padSequence(version)}` }),
 };
+
+/** The ledger-table partition holding the signing-key history's versions. */
+export const SIGNING_KEYS_PK = 'SIGNINGKEYS';
 
 export const SK_PREFIX = {
   user: 'USER#',

@@ -34,6 +34,7 @@ describe('HTTP API', () => {
     expect(heads.map((r) => r.path).sort()).toEqual(
       [
         '/.well-known/signing-key',
+        '/.well-known/signing-keys',
         '/health',
         '/openapi.json',
         '/v1/verify/{certificateId}',

@@ -155,10 +155,16 @@ describe('least privilege', () => {
     }
   });
 
-  it('lets the signing-key route fetch the public key and nothing else', () => {
-    expect(withoutTracing(allowedActions(statementsOf('GET /.well-known/signing-key')))).toEqual([
-      'kms:GetPublicKey',
-    ]);
+  it('lets the signing-key routes read the key history and fetch the first public key, nothing else', () => {
+    for (const path of ['/.well-known/signing-key', '/.well-known/signing-keys']) {
+      const statements = statementsOf(`GET ${path}`);
+      const actions = withoutTracing(allowedActions(statements));
+      expect(actions.filter((a) => a.startsWith('kms:'))).toEqual(['kms:GetPublicKey']);
+      expect(actions.filter((a) => !a.startsWith('kms:') && !a.startsWith('dynamodb:'))).toEqual([]);
+      for (const write of ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'])
+        expect(actions).not.toContain(write);
+      expect(allowedOn(statements, ids.ledger)).toContain('dynamodb:Query');
+    }
   });
 
   it('gives public routes without permissions nothing beyond tracing', () => {

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { DeleteCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { appendRecord } from '../../shared/ledger-writer/append.js';
 import { canonicalJson } from '../../shared/ledger/hashing.js';
+import { keyProblemAt, type SigningKeyHistory } from '../../shared/ledger/key-history.js';
 import type { LedgerRecord } from '../../shared/ledger/record.js';
 import { checkRecord } from '../../shared/ledger/verify.js';
 import type { ObjectStore } from '../../shared/ports/object-store.js';
@@ -162,6 +163,9 @@ describe('independent verification with openssl', () => {
     const record = page.data[0] as LedgerRecord;
     const { body: published } = await api('GET', '/.well-known/signing-key');
     expect(record.publicKey).toBe(published.publicKey);
+    // The key history lists the key with a window holding the record's time (issue 15).
+    const { body: history } = await api<SigningKeyHistory>('GET', '/.well-known/signing-keys');
+    expect(keyProblemAt(history, record.publicKey, record.timestamp)).toBeNull();
 
     const dir = mkdtempSync(join(tmpdir(), 'gls-openssl-'));
     writeFileSync(join(dir, 'key.der'), Buffer.from(published.publicKey, 'base64'));

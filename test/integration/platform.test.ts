@@ -1,7 +1,7 @@
 import { createPublicKey } from 'node:crypto';
 import { createConfig, lintFromString } from '@redocly/openapi-core';
 import { httpRoutes } from '../../shared/routes.js';
-import { api } from './helpers.js';
+import { api, stack } from './helpers.js';
 
 describe('public endpoints', () => {
   it('GET /health answers ok with a timestamp', async () => {
@@ -19,6 +19,32 @@ describe('public endpoints', () => {
     const key = createPublicKey({ key: Buffer.from(body.publicKey, 'base64'), format: 'der', type: 'spki' });
     expect(key.asymmetricKeyDetails?.namedCurve).toBe('prime256v1');
     expect(body.fingerprint).toMatch(/^[0-9a-f]{64}$/);
+  });
+
+  it('GET /.well-known/signing-keys publishes the key history, the current key included, answered for HEAD too', async () => {
+    const { status, body, headers } = await api('GET', '/.well-known/signing-keys');
+    expect(status).toBe(200);
+    expect(headers.get('cache-control')).toBe('public, max-age=300');
+    const { body: current } = await api('GET', '/.well-known/signing-key');
+    // Before any rotation: the genesis version, the stack's key valid from the epoch.
+    expect(body).toEqual({
+      version: 1,
+      keys: [
+        {
+          fingerprint: current.fingerprint,
+          publicKey: current.publicKey,
+          algorithm: 'ECDSA_SHA_256',
+          keySpec: 'ECC_NIST_P256',
+          validFrom: '1970-01-01T00:00:00.000Z',
+          validUntil: null,
+          revokedFrom: null,
+          endorsement: null,
+        },
+      ],
+    });
+    const head = await fetch(`${stack.baseUrl}/.well-known/signing-keys`, { method: 'HEAD' });
+    expect(head.status).toBe(200);
+    expect(await head.text()).toBe('');
   });
 
   it('answers an unknown path with the error envelope', async () => {

@@ -16,6 +16,8 @@ export interface LocalSignerOptions {
   latencyMs?: number;
   /** The stack-wide quota and counters (SIGNER_RATE_LIMIT); without one, calls are neither limited nor counted. */
   quota?: SignerQuota;
+  /** Create the key file when it is missing (default); false for a rotated key, which must already exist. */
+  create?: boolean;
 }
 
 /** What KMS answers beyond its request quota: a client fault named ThrottlingException, HTTP 400. */
@@ -44,6 +46,8 @@ export class LocalSigner implements Signer {
     keyFile: string,
     private readonly options: LocalSignerOptions = {},
   ) {
+    if (!existsSync(keyFile) && options.create === false)
+      throw new Error(`Signing key file ${keyFile} does not exist`);
     if (!existsSync(keyFile)) {
       mkdirSync(dirname(keyFile), { recursive: true });
       const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });

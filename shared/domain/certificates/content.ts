@@ -64,6 +64,7 @@ const EVENT_LABELS: Record<LedgerEventType, string> = {
   INCIDENT_RESOLVED: 'Incident resolved',
   ASSURANCE_REVIEW_SIGNED: 'Assurance review signed off',
   FIRM_SETTINGS_UPDATED: 'Compliance settings changed',
+  SIGNING_KEY_ROTATED: 'Ledger signing key rotated',
 };
 
 const PILLS: Partial<Record<LedgerEventType, { label: string; tone: PillTone }>> = {

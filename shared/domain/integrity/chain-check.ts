@@ -1,9 +1,10 @@
 import type { LedgerRecord } from '../../ledger/record.js';
+import { keyProblemAt, type KeyProblem, type SigningKeyHistory } from '../../ledger/key-history.js';
 import { checkRecord, type RecordProblem } from '../../ledger/verify.js';
 
 /** Why a record (or a sequence number) fails verification. */
 export type ProblemCode =
-  RecordProblem | 'UNTRUSTED_KEY' | 'MISSING_RECORD' | 'SEQUENCE_MISMATCH' | 'FIRM_MISMATCH';
+  RecordProblem | KeyProblem | 'MISSING_RECORD' | 'SEQUENCE_MISMATCH' | 'FIRM_MISMATCH';
 
 export const PROBLEM_MESSAGES: Record<ProblemCode, string> = {
   RECORD_HASH_MISMATCH: 'recordHash does not match the hash of the payload fields (a field was changed)',
@@ -11,6 +12,8 @@ export const PROBLEM_MESSAGES: Record<ProblemCode, string> = {
   BROKEN_LINK: "previousHash is not the previous record's chainHash",
   BAD_SIGNATURE: 'the signature does not verify against the record public key',
   UNTRUSTED_KEY: 'the record was signed with a key the service has not published',
+  KEY_REVOKED: "the record's key was revoked at or before the record's timestamp",
+  KEY_NOT_VALID_AT_TIMESTAMP: "the record's timestamp lies outside its key's validity window",
   MISSING_RECORD: 'no record is stored under this sequence number',
   SEQUENCE_MISMATCH:
     'the row stored under this sequence number carries another sequence number (moved or reordered)',
@@ -53,7 +56,8 @@ export function startCursor(fromSequence: number, previousChainHash: string | nu
 
 /**
  * Checks the rows stored for positions cursor.nextSequence..through (in order; positions without a row are
- * missing): each record's hashes and signature, its key against the published ones, its link to the
+ * missing): each record's hashes and signature, its key against the key history (published, valid at the
+ * record's timestamp, not revoked by then: keyProblemAt), its link to the
  * previous record, and that the row is the record its position says. Returns the broken records and the
  * advanced cursor. Pure: the caller reads the rows and persists the cursor.
  */
@@ -62,7 +66,7 @@ export function checkChunk(
   rows: readonly StoredRow[],
   through: number,
   cursor: VerificationCursor,
-  trustedKeys: ReadonlySet<string>,
+  keyHistory: SigningKeyHistory,
 ): { broken: BrokenRecord[]; cursor: VerificationCursor } {
   const broken: BrokenRecord[] = [];
   let { nextSequence, previousChainHash, previousKnown, recordsChecked } = cursor;
@@ -84,13 +88,13 @@ export function checkChunk(
       continue;
     }
     const recordProblems = checkRecord(record, previousKnown ? previousChainHash : undefined);
-    const trusted = trustedKeys.has(record.publicKey);
+    const keyProblem = keyProblemAt(keyHistory, record.publicKey, record.timestamp);
     const inPlace = record.sequenceNumber === position;
     const ownFirm = record.firmId === firmId;
     // The sound record (nearly every one) allocates nothing here.
-    if (recordProblems.length > 0 || !trusted || !inPlace || !ownFirm) {
+    if (recordProblems.length > 0 || keyProblem !== null || !inPlace || !ownFirm) {
       const codes: ProblemCode[] = [...recordProblems];
-      if (!trusted) codes.push('UNTRUSTED_KEY');
+      if (keyProblem !== null) codes.push(keyProblem);
       if (!inPlace) codes.push('SEQUENCE_MISMATCH');
       if (!ownFirm) codes.push('FIRM_MISMATCH');
       report(position, record.id, codes);

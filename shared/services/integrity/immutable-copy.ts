@@ -7,7 +7,8 @@
 import { diffRecords } from '../../domain/integrity/record-diff.js';
 import { ConflictError } from '../../errors.js';
 import { recordOf, type LedgerRecord } from '../../ledger/record.js';
-import { publicKeyBase64 } from '../../ledger/signing-key.js';
+import { keyProblemAt, type KeyProblem } from '../../ledger/key-history.js';
+import { signingKeyHistory } from '../key-history.js';
 import { checkRecord } from '../../ledger/verify.js';
 import type { Deps } from '../../runtime/deps.js';
 import { immutableSequencePrefix, parseImmutableRecordKey } from '../../store/immutable-layout.js';
@@ -34,10 +35,16 @@ async function readCopy(deps: Deps, key: string): Promise<ImmutableCopy | null> 
   return { key, bytes, record: recordOf(parsed as LedgerRecord) };
 }
 
+const KEY_PROBLEM_TEXT: Record<KeyProblem, string> = {
+  UNTRUSTED_KEY: 'it is signed with a key the service has not published',
+  KEY_REVOKED: 'its key was revoked at or before its timestamp',
+  KEY_NOT_VALID_AT_TIMESTAMP: "its timestamp lies outside its key's validity window",
+};
+
 /**
  * Why a copy cannot be trusted as the record of `sequenceNumber` in `firmId` (empty when it can): it must be
  * of that firm, at the sequence number and with the id its key names, its record hash, chain hash and
- * signature must hold, and the signing key must be the service's published one.
+ * signature must hold, and its key must have been valid at its timestamp by the key history (not revoked).
  */
 export async function copyProblems(
   deps: Deps,
@@ -53,14 +60,15 @@ export async function copyProblems(
     problems.push(`its sequence number is not ${sequenceNumber}, the one its key names`);
   if (named?.recordId !== record.id) problems.push('its id is not the one its key names');
   for (const problem of checkRecord(record)) problems.push(problem.toLowerCase().replaceAll('_', ' '));
-  if (record.publicKey !== (await publicKeyBase64(deps.signer)))
-    problems.push('it is signed with a key the service has not published');
+  const keyProblem = keyProblemAt(await signingKeyHistory(deps), record.publicKey, record.timestamp);
+  if (keyProblem) problems.push(KEY_PROBLEM_TEXT[keyProblem]);
   return problems;
 }
 
 /**
  * The immutable copy for a sequence number. Object Lock forbids overwrites but not new keys, so should two
- * objects claim one sequence number, the one whose own hashes and signature hold is the copy.
+ * objects claim one sequence number, the one whose own hashes and signature hold, by a key valid at its
+ * timestamp (the key history), is the copy.
  */
 export async function copyAtSequence(
   deps: Deps,
@@ -73,7 +81,13 @@ export async function copyAtSequence(
     if (copy) copies.push(copy);
   }
   if (copies.length <= 1) return copies[0] ?? null;
-  const sound = copies.filter((c) => c.record.firmId === firmId && checkRecord(c.record).length === 0);
+  const history = await signingKeyHistory(deps);
+  const sound = copies.filter(
+    (c) =>
+      c.record.firmId === firmId &&
+      checkRecord(c.record).length === 0 &&
+      keyProblemAt(history, c.record.publicKey, c.record.timestamp) === null,
+  );
   if (sound.length !== 1)
     throw new ConflictError(
       `The immutable store holds ${copies.length} candidate copies of sequence ${sequenceNumber}`,

@@ -14,7 +14,8 @@ import {
 import { newId } from '../../ids.js';
 import { appendUnlessRaced } from '../../ledger-writer/append.js';
 import type { Actor } from '../../ledger/record.js';
-import { publicKeyBase64 } from '../../ledger/signing-key.js';
+import { signingKeyHistory } from '../key-history.js';
+import type { SigningKeyHistory } from '../../ledger/key-history.js';
 import { isoNow } from '../../ports/clock.js';
 import type { Deps } from '../../runtime/deps.js';
 import { logger, VERIFICATION_FAILED_LOG } from '../../runtime/logger.js';
@@ -124,7 +125,8 @@ async function advanceRun(
   deadline: number,
   maxRecords: number,
 ): Promise<boolean | null> {
-  const trusted = new Set([await publicKeyBase64(deps.signer)]);
+  // The history as this instance sees it (cached for KEY_HISTORY_TTL_MS): every key with its window.
+  const keyHistory = await signingKeyHistory(deps);
   // The last sequence of a chunk starting at `from`, within the chunk size and the remaining allowance.
   const chunkEnd = (from: number, allowance: number) =>
     Math.min(from + Math.min(VERIFY_CHUNK, allowance) - 1, run.toSequence);
@@ -140,7 +142,7 @@ async function advanceRun(
     const next = { from: through + 1, through: more ? chunkEnd(through + 1, allowance) : 0 };
     // Read the next chunk while this one is checked.
     pending = more ? read(next.from, next.through) : null;
-    const { broken, cursor } = await checkInSlices(run.firmId, rows, through, run.cursor, trusted);
+    const { broken, cursor } = await checkInSlices(run.firmId, rows, through, run.cursor, keyHistory);
     const brokenRecords = [...run.brokenRecords, ...broken];
     if (!(await saveProgress(deps, run, run.cursor, cursor, brokenRecords, isoNow(deps.clock)))) {
       await pending?.catch(() => undefined);
@@ -164,14 +166,14 @@ async function checkInSlices(
   rows: StoredRow[],
   through: number,
   start: VerificationCursor,
-  trusted: ReadonlySet<string>,
+  keyHistory: SigningKeyHistory,
 ): Promise<{ broken: BrokenRecord[]; cursor: VerificationCursor }> {
   const broken: BrokenRecord[] = [];
   let cursor = start;
   while (cursor.nextSequence <= through) {
     const end = Math.min(cursor.nextSequence + CHECK_SLICE - 1, through);
     const slice = rows.filter((r) => r.position >= cursor.nextSequence && r.position <= end);
-    const checked = checkChunk(firmId, slice, end, cursor, trusted);
+    const checked = checkChunk(firmId, slice, end, cursor, keyHistory);
     broken.push(...checked.broken);
     cursor = checked.cursor;
     await new Promise<void>((resolve) => setImmediate(resolve));

@@ -7,15 +7,17 @@ import { diffRecords } from '../../../shared/domain/integrity/record-diff.js';
 import type { LedgerRecord } from '../../../shared/ledger/record.js';
 import { sealRecord } from '../../../shared/ledger/seal.js';
 import { publicKeyBase64 } from '../../../shared/ledger/signing-key.js';
+import type { SigningKeyHistory } from '../../../shared/ledger/key-history.js';
+import { genesisHistory } from '../../../shared/ledger/key-rotation.js';
 
 const FIRM = 'firm_1';
 let chain: LedgerRecord[];
-let trusted: Set<string>;
+let trusted: SigningKeyHistory;
 
 beforeAll(async () => {
   const signer = new LocalSigner(join(mkdtempSync(join(tmpdir(), 'gls-chain-')), 'key.pem'));
   const key = await publicKeyBase64(signer);
-  trusted = new Set([key]);
+  trusted = genesisHistory(key);
   chain = [];
   let previous: string | null = null;
   for (let n = 1; n <= 6; n++) {
@@ -93,8 +95,29 @@ describe('checkChunk', () => {
   });
 
   it('flags a record signed by a key that is not published', () => {
-    expect(codes(checkChunk(FIRM, rows([chain[0]!]), 1, startCursor(1, null), new Set(['other'])))).toEqual({
+    const other = genesisHistory(Buffer.from('other').toString('base64'));
+    expect(codes(checkChunk(FIRM, rows([chain[0]!]), 1, startCursor(1, null), other))).toEqual({
       1: ['UNTRUSTED_KEY'],
+    });
+  });
+
+  it("flags a record outside its key's window and one signed after its key's revocation", () => {
+    const key = trusted.keys[0]!;
+    const windowed: SigningKeyHistory = {
+      version: 2,
+      keys: [{ ...key, validUntil: '2026-01-01T00:00:03.000Z' }],
+    };
+    expect(codes(checkChunk(FIRM, rows(chain.slice(0, 4)), 4, startCursor(1, null), windowed))).toEqual({
+      3: ['KEY_NOT_VALID_AT_TIMESTAMP'],
+      4: ['KEY_NOT_VALID_AT_TIMESTAMP'],
+    });
+    const revoked: SigningKeyHistory = {
+      version: 2,
+      keys: [{ ...key, revokedFrom: '2026-01-01T00:00:02.000Z' }],
+    };
+    expect(codes(checkChunk(FIRM, rows(chain.slice(0, 3)), 3, startCursor(1, null), revoked))).toEqual({
+      2: ['KEY_REVOKED'],
+      3: ['KEY_REVOKED'],
     });
   });
 
