@@ -278,6 +278,7 @@ export class Data extends Construct {
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
       deletionProtection: stage.production,
       removalPolicy: stage.removalPolicy,
+      ...(def.timeToLiveAttribute ? { timeToLiveAttribute: def.timeToLiveAttribute } : {}),
     });
     for (const index of def.indexes) {
       table.addGlobalSecondaryIndex({

@@ -89,6 +89,15 @@ export const keys = {
   }),
   /** An append waiting for the firm's sequencer, then its result until the asker collects it. */
   appendIntent: (firmId: string, recordId: string) => ({ pk: `FIRM#${firmId}`, sk: `APPEND#${recordId}` }),
+  /**
+   * An `Idempotency-Key` of a firm (shared/store/idempotency-store.ts), keyed by the SHA-256 of the key: a
+   * partition of its own per key (`IDEMPOTENCY#` leads, so IAM can grant routes that write nothing else only
+   * these items), expired by the table's TTL after 24 h.
+   */
+  idempotencyKey: (firmId: string, keyHash: string) => ({
+    pk: `IDEMPOTENCY#${firmId}#${keyHash}`,
+    sk: 'IDEMPOTENCY',
+  }),
   /** The firm's sequencer lease: which instance seals and commits the firm's appends, and until when. */
   sequencerLease: (firmId: string) => ({ pk: `FIRM#${firmId}`, sk: 'SEQUENCER' }),
 };
