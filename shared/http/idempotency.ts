@@ -18,6 +18,7 @@ import {
   IDEMPOTENT_REPLAYED_HEADER,
   parseIdempotencyKey,
   requestFingerprint,
+  takesIdempotencyKey,
 } from './idempotency-key.js';
 
 type Response = APIGatewayProxyStructuredResultV2;
@@ -27,10 +28,6 @@ type Response = APIGatewayProxyStructuredResultV2;
  * the headers included. A larger answer (none of today's writes comes near) is not kept (see finish).
  */
 export const MAX_STORED_ANSWER_BYTES = 300 * 1024;
-
-/** Does the route take `Idempotency-Key`? Every authenticated POST and PATCH. */
-export const takesIdempotencyKey = (route: Pick<RouteDef, 'method' | 'auth'>): boolean =>
-  (route.method === 'POST' || route.method === 'PATCH') && route.auth.kind !== 'public';
 
 /**
  * Runs an authenticated, validated POST or PATCH under its `Idempotency-Key` (issue 19, part 3), or as it is

@@ -5,6 +5,10 @@ export function padSequence(sequenceNumber: number): string {
   return String(sequenceNumber).padStart(SEQUENCE_DIGITS, '0');
 }
 
+const IDEMPOTENCY_PK_PREFIX = 'IDEMPOTENCY#';
+/** The IAM `dynamodb:LeadingKeys` pattern of every `Idempotency-Key` item (lib/data.ts). */
+export const IDEMPOTENCY_LEADING_KEYS = `${IDEMPOTENCY_PK_PREFIX}*`;
+
 export const keys = {
   firmPk: (firmId: string) => `FIRM#${firmId}`,
   firm: (firmId: string) => ({ pk: `FIRM#${firmId}`, sk: 'FIRM' }),
@@ -95,7 +99,7 @@ export const keys = {
    * these items), expired by the table's TTL after 24 h.
    */
   idempotencyKey: (firmId: string, keyHash: string) => ({
-    pk: `IDEMPOTENCY#${firmId}#${keyHash}`,
+    pk: `${IDEMPOTENCY_PK_PREFIX}${firmId}#${keyHash}`,
     sk: 'IDEMPOTENCY',
   }),
   /** The firm's sequencer lease: which instance seals and commits the firm's appends, and until when. */

@@ -2,8 +2,9 @@ import {
   MAX_IDEMPOTENCY_KEY_LENGTH,
   parseIdempotencyKey,
   requestFingerprint,
+  takesIdempotencyKey,
 } from '../../../shared/http/idempotency-key.js';
-import { isKept, takesIdempotencyKey } from '../../../shared/http/idempotency.js';
+import { isKept } from '../../../shared/http/idempotency.js';
 
 describe('parseIdempotencyKey', () => {
   it('is absent when the header is', () => {
