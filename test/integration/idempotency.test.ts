@@ -374,3 +374,27 @@ describe('Idempotency-Key: a crash between the write and the answer', () => {
     expect(await records(firm, 'INCIDENT_LOGGED')).toHaveLength(0);
   });
 });
+
+describe('Idempotency-Key in the description', () => {
+  it('is a header parameter of every POST and PATCH, with its 409 and 422 answers', async () => {
+    const { status, body } = await api('GET', '/openapi.json');
+    expect(status).toBe(200);
+    const operations = Object.values(body.paths as Record<string, Record<string, any>>).flatMap((ops) =>
+      Object.entries(ops)
+        .filter(([method]) => method === 'post' || method === 'patch')
+        .map(([, operation]) => operation),
+    );
+    expect(operations.length).toBeGreaterThan(20);
+    for (const operation of operations) {
+      const header = operation.parameters?.find((p: any) => p.name === 'Idempotency-Key');
+      expect({ operation: operation.operationId, header }).toMatchObject({
+        header: { in: 'header', required: false, schema: { type: 'string' } },
+      });
+      expect(operation.responses['409'].description).toContain('IDEMPOTENCY_KEY_IN_USE');
+      expect(operation.responses['422'].description).toContain('IDEMPOTENCY_KEY_REUSED');
+    }
+    expect(body.components.schemas.Error.properties.error.properties.code.enum).toEqual(
+      expect.arrayContaining(['IDEMPOTENCY_KEY_IN_USE', 'IDEMPOTENCY_KEY_REUSED']),
+    );
+  });
+});
