@@ -390,6 +390,7 @@ describe('Idempotency-Key in the description', () => {
       expect({ operation: operation.operationId, header }).toMatchObject({
         header: { in: 'header', required: false, schema: { type: 'string' } },
       });
+      expect(operation.responses['400']).toBeDefined();
       expect(operation.responses['409'].description).toContain('IDEMPOTENCY_KEY_IN_USE');
       expect(operation.responses['422'].description).toContain('IDEMPOTENCY_KEY_REUSED');
     }
