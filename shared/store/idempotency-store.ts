@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { sha256Hex } from '../ledger/hashing.js';
+import { ENV, intEnv } from '../runtime/config.js';
 import type { Deps } from '../runtime/deps.js';
 import { send } from './dynamo.js';
 import { writeConditionally, type WriteOutcome } from './conditional-write.js';
@@ -10,10 +11,12 @@ import { TTL_ATTRIBUTE } from './tables.js';
 /** How long a key answers for its first request: 24 h, then the table's TTL removes it. */
 export const IDEMPOTENCY_KEY_RETENTION_SECONDS = 24 * 60 * 60;
 /**
- * How long a claim holds the key before a retry may take it over: well beyond any request (API Gateway answers
- * within 30 s, an append waiting for its sequencer gives up after 25 s), so only a crashed request's claim runs out.
+ * How long a claim holds the key before a retry may take it over (IDEMPOTENCY_LOCK_SECONDS, default 60): well
+ * beyond any request (API Gateway answers within 30 s, an append waiting for its sequencer gives up after 25 s),
+ * so only a crashed request's claim runs out. Only liveness depends on it: a live request whose claim was taken
+ * over fails its write alone (the mark's token condition), so a shorter lock never writes twice.
  */
-export const IDEMPOTENCY_LOCK_SECONDS = 60;
+export const idempotencyLockSeconds = (): number => Math.max(1, intEnv(ENV.idempotencyLockSeconds, 60));
 
 /** The answer kept for a replay: what the first request answered, as sent (request id header aside). */
 export interface StoredAnswer {
@@ -67,7 +70,7 @@ export async function claimIdempotencyKey(
       state: IDEMPOTENCY_STATE.inProgress,
       token: claim.token,
       fingerprint: request.fingerprint,
-      lockedUntil: now + IDEMPOTENCY_LOCK_SECONDS * 1000,
+      lockedUntil: now + idempotencyLockSeconds() * 1000,
       createdAt: new Date(now).toISOString(),
       [TTL_ATTRIBUTE]: Math.floor(now / 1000) + IDEMPOTENCY_KEY_RETENTION_SECONDS,
     };
