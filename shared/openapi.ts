@@ -72,9 +72,7 @@ export function buildOpenApi(routes: readonly RouteDef[] = ROUTES): Record<strin
       };
     }
     const errorStatuses = [
-      ...(route.request.params || route.request.query || route.request.body || takesIdempotencyKey(route)
-        ? ['400']
-        : []),
+      ...(route.request.params || route.request.query || route.request.body ? ['400'] : []),
       ...(route.auth.kind === 'public' ? [] : ['401', '403']),
       ...(route.request.params ? ['404'] : []),
       ...(route.method === 'GET' ? [] : ['409']),
