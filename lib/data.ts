@@ -11,6 +11,7 @@ import {
 } from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
 import { ENV } from '../shared/runtime/config.js';
+import { IDEMPOTENCY_LEADING_KEYS } from '../shared/store/keys.js';
 import { TABLES, tableName, type TableDefinition } from '../shared/store/tables.js';
 import { acknowledge, wildcardUnder } from './nag.js';
 import type { StageSettings } from './stage.js';
@@ -102,6 +103,21 @@ export class Data extends Construct {
   grantMainReadWrite(fn: LambdaFunction): Grant {
     fn.addEnvironment(ENV.mainTable, this.mainTable.tableName);
     return this.mainTable.grantReadWriteData(fn);
+  }
+
+  /**
+   * Writes of `Idempotency-Key` items only (claim, keep the answer, release: single-item Put, Update, Delete;
+   * shared/store/idempotency-store.ts), for a POST or PATCH route that writes nothing else of the main table.
+   * IAM confines them to items whose partition key starts with `IDEMPOTENCY#` (keys.idempotencyKey).
+   */
+  grantIdempotencyKeys(fn: LambdaFunction): Grant {
+    fn.addEnvironment(ENV.mainTable, this.mainTable.tableName);
+    return Grant.addToPrincipal({
+      grantee: fn,
+      actions: ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
+      resourceArns: [this.mainTable.tableArn],
+      conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [IDEMPOTENCY_LEADING_KEYS] } },
+    });
   }
 
   /**
@@ -278,6 +294,7 @@ export class Data extends Construct {
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
       deletionProtection: stage.production,
       removalPolicy: stage.removalPolicy,
+      ...(def.timeToLiveAttribute ? { timeToLiveAttribute: def.timeToLiveAttribute } : {}),
     });
     for (const index of def.indexes) {
       table.addGlobalSecondaryIndex({

@@ -1,4 +1,5 @@
 import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
+import { takesIdempotencyKey } from '../shared/http/idempotency-key.js';
 import { routeFunctionPermissions, type Permissions, type RouteDef } from '../shared/routes/route.js';
 import { RECORD_SUBSCRIBERS } from '../shared/workers/record-subscribers.js';
 import type { Auth } from './auth.js';
@@ -70,4 +71,7 @@ export function applyRoutePermissions(
 ): void {
   applyPermissions(fn, routeFunctionPermissions(route), resources);
   if (route.auth.kind !== 'public') resources.auth.bindVerifier(fn);
+  // Every POST and PATCH keeps its Idempotency-Key items, also when it writes nothing else of the main table.
+  if (takesIdempotencyKey(route) && route.permissions.main !== 'write')
+    resources.data.grantIdempotencyKeys(fn);
 }

@@ -18,6 +18,8 @@ export type ErrorCode =
   | 'URI_TOO_LONG'
   | 'HEADERS_TOO_LARGE'
   | 'RATE_LIMITED'
+  | 'IDEMPOTENCY_KEY_REUSED'
+  | 'IDEMPOTENCY_KEY_IN_USE'
   | 'SERVICE_UNAVAILABLE'
   | 'INTERNAL';
 
@@ -116,6 +118,29 @@ export class RateLimitedError extends ServiceError {
   constructor(
     message: string,
     readonly retryAfterSeconds: number,
+  ) {
+    super(message);
+  }
+}
+/**
+ * An `Idempotency-Key` already used by this firm within 24 h for another request (another method, path or
+ * body): nothing is done (422).
+ */
+export class IdempotencyKeyReusedError extends ServiceError {
+  override readonly name = 'IdempotencyKeyReusedError';
+  readonly code = 'IDEMPOTENCY_KEY_REUSED';
+}
+/**
+ * The request first sent with this `Idempotency-Key` has not answered yet (retry after `retryAfterSeconds`), or
+ * it was carried out but its answer could not be kept (`retryAfterSeconds` null: retrying will not help, the
+ * message says what was written). Nothing is done (409).
+ */
+export class IdempotencyKeyInUseError extends ServiceError {
+  override readonly name = 'IdempotencyKeyInUseError';
+  readonly code = 'IDEMPOTENCY_KEY_IN_USE';
+  constructor(
+    message: string,
+    readonly retryAfterSeconds: number | null,
   ) {
     super(message);
   }

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { documentIdempotencyKey, idempotencyErrorStatuses } from './openapi-idempotency.js';
 import { documentWriteLimit, WRITE_LIMITS_SEMANTICS } from './openapi-write-limits.js';
 import { httpRoutes, ROUTES } from './routes.js';
 import type { RouteDef } from './routes/route.js';
@@ -76,6 +77,7 @@ export function buildOpenApi(routes: readonly RouteDef[] = ROUTES): Record<strin
       ...(route.request.params ? ['404'] : []),
       ...(route.method === 'GET' ? [] : ['409']),
       ...(route.request.body ? ['415'] : []),
+      ...idempotencyErrorStatuses(route),
       // Stage throttling answers 429 on every route.
       '429',
       '500',
@@ -88,6 +90,7 @@ export function buildOpenApi(routes: readonly RouteDef[] = ROUTES): Record<strin
     }
 
     const description = documentWriteLimit(route, responses, errorRef);
+    documentIdempotencyKey(route, parameters, responses);
 
     if (method === 'HEAD') {
       (paths[path] ??= {}).head = headOperation(route, alias, parameters, responses);
@@ -190,6 +193,7 @@ const ERROR_DESCRIPTIONS: Record<string, string> = {
   '404': 'Not found (also for resources of another firm)',
   '409': 'Conflict with the current state',
   '415': 'The body was not sent as application/json (or a +json type)',
+  '422': 'The request cannot be processed',
   '429': 'Too many requests (stage throttling); retry with backoff',
   '500': 'Internal error',
 };

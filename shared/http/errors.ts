@@ -1,5 +1,6 @@
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import {
+  IdempotencyKeyInUseError,
   RateLimitedError,
   ServiceError,
   ServiceUnavailableError,
@@ -27,6 +28,8 @@ export const STATUS_OF: Record<ErrorCode, number> = {
   URI_TOO_LONG: 414,
   HEADERS_TOO_LARGE: 431,
   RATE_LIMITED: 429,
+  IDEMPOTENCY_KEY_REUSED: 422,
+  IDEMPOTENCY_KEY_IN_USE: 409,
   SERVICE_UNAVAILABLE: 503,
   INTERNAL: 500,
 };
@@ -67,6 +70,10 @@ export function unmatchedResponse(
 /** Maps anything thrown by a handler to the error envelope; unexpected errors are logged and hidden. */
 export function toErrorResponse(error: unknown, requestId: string): APIGatewayProxyStructuredResultV2 {
   if (error instanceof ServiceUnavailableError || error instanceof RateLimitedError)
+    return errorResponse(error.code, error.message, requestId, undefined, {
+      'retry-after': String(error.retryAfterSeconds),
+    });
+  if (error instanceof IdempotencyKeyInUseError && error.retryAfterSeconds !== null)
     return errorResponse(error.code, error.message, requestId, undefined, {
       'retry-after': String(error.retryAfterSeconds),
     });

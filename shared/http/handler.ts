@@ -15,6 +15,7 @@ import { logger } from '../runtime/logger.js';
 import '../runtime/aws-deps.js';
 import { authenticate, type FirstSignIn } from '../services/auth.js';
 import { toErrorResponse } from './errors.js';
+import { runIdempotently } from './idempotency.js';
 import { isJsonMediaType } from './media-type.js';
 import { limitFirmWrites, withRateLimitHeaders } from './rate-limit.js';
 import { toApiResponse, withoutBody, type HttpResult } from './response.js';
@@ -105,7 +106,7 @@ export function defineHandler<
         const deps = getDeps();
         const principal = principals.get(event) ?? null;
         if (principal) logger.appendKeys({ firmId: principal.firmId });
-        const result = await fn({
+        const request: HandlerRequest<P, Q, B, A> = {
           params: parsePart(route.request.params, event.pathParameters ?? {}, 'params') as Out<P>,
           query: parsePart(route.request.query, event.queryStringParameters ?? {}, 'query') as Out<Q>,
           body: parsePart(route.request.body, event.body ?? {}, 'body') as Out<B>,
@@ -113,12 +114,21 @@ export function defineHandler<
           deps,
           requestId,
           event,
-        });
-        const response = toApiResponse(result, requestId);
-        if (response.body !== undefined && Buffer.byteLength(response.body) > MAX_RESPONSE_BODY_BYTES)
-          throw new UnprocessableError(
-            `The response would exceed ${MAX_RESPONSE_BODY_BYTES} bytes (the platform's limit): narrow the request`,
-          );
+        };
+        // A POST or PATCH with an Idempotency-Key runs at most once per key (./idempotency.ts).
+        const response = await runIdempotently(
+          deps,
+          { route: route as RouteDef, event, principal, body: event.body },
+          async () => {
+            const result = await fn(request);
+            const answer = toApiResponse(result, requestId);
+            if (answer.body !== undefined && Buffer.byteLength(answer.body) > MAX_RESPONSE_BODY_BYTES)
+              throw new UnprocessableError(
+                `The response would exceed ${MAX_RESPONSE_BODY_BYTES} bytes (the platform's limit): narrow the request`,
+              );
+            return { response: answer, replayable: result.replayable !== false };
+          },
+        );
         return withRateLimitHeaders(event, isHead(event) ? withoutBody(response) : response);
       } finally {
         logger.removeKeys(['firmId', 'requestId']);

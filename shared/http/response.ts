@@ -6,6 +6,11 @@ export interface HttpResult {
   /** A string is sent as it is (the route sets its content type); anything else is sent as JSON. */
   body?: unknown;
   headers?: Record<string, string>;
+  /**
+   * false: never keep this answer for an `Idempotency-Key` replay (it carries a secret the service keeps only
+   * hashed, such as a new API key); a retry with the key is told what was written instead (./idempotency.ts).
+   */
+  replayable?: false;
 }
 
 export const ok = (body: unknown): HttpResult => ({ statusCode: 200, body });

@@ -5,6 +5,7 @@ import type { Actor, LedgerRecord } from '../ledger/record.js';
 import { isoNow } from '../ports/clock.js';
 import type { Deps } from '../runtime/deps.js';
 import type { TransactItem } from '../store/conditional-write.js';
+import { markWith } from '../store/idempotency-context.js';
 import { LOST_RACE, type LostRace } from '../store/lost-race.js';
 import type { PendingAppend } from './append-batch.js';
 import type { Sequenced } from './batch-commit.js';
@@ -85,6 +86,12 @@ async function appendOnce(
 ): Promise<Sequenced> {
   const recordId = newId('record');
   const timestampToken = `\u0000record-timestamp:${randomUUID()}`;
+  const extras =
+    typeof withRecord === 'function'
+      ? withRecord({ id: recordId, timestamp: timestampToken })
+      : (withRecord ?? []);
+  // A request holding an Idempotency-Key marks it used in the record's own transaction (issue 19, part 3).
+  const mark = markWith(deps, recordId);
   const append: PendingAppend = {
     recordId,
     firmId: input.firmId,
@@ -95,11 +102,11 @@ async function appendOnce(
     documentMetadata: JSON.parse(JSON.stringify(input.documentMetadata)) as Record<string, unknown>,
     reviewJobId: input.reviewJobId ?? null,
     requestedAt: isoNow(deps.clock),
-    extras:
-      typeof withRecord === 'function'
-        ? withRecord({ id: recordId, timestamp: timestampToken })
-        : (withRecord ?? []),
+    extras: mark ? [...extras, mark.item] : extras,
     timestampToken,
   };
-  return sequence(deps, append);
+  const result = await sequence(deps, append);
+  if (mark && result.status === 'failed' && result.failedItem === extras.length) throw mark.takenOver();
+  if (mark && result.status === 'committed') mark.committed();
+  return result;
 }

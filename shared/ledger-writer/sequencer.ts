@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Deps } from '../runtime/deps.js';
 import { logger } from '../runtime/logger.js';
+import { outsideRequest } from '../store/idempotency-context.js';
 import {
   deleteIntent,
   listIntents,
@@ -77,7 +78,8 @@ export function sequence(deps: Deps, append: PendingAppend): Promise<Sequenced> 
   const result = new Promise<Sequenced>((resolve, reject) =>
     lane.local.push({ append, settle: (r) => (r instanceof Error ? reject(r) : resolve(r)) }),
   );
-  if (lane.state === 'idle') void takeOrHandOver(deps, lane);
+  // The lane's loop serves every request of the instance: it runs outside this one's context.
+  if (lane.state === 'idle') void outsideRequest(() => takeOrHandOver(deps, lane));
   return result;
 }
 
@@ -206,7 +208,8 @@ async function awaitRecord(
     // Is anyone sequencing? A holder that died leaves the lease to run out.
     if (lane.state === 'idle') {
       const lease = await readLease(deps, append.firmId);
-      if (!lease || lease.until < deps.clock.now().getTime()) void takeOrHandOver(deps, lane, false);
+      if (!lease || lease.until < deps.clock.now().getTime())
+        void outsideRequest(() => takeOrHandOver(deps, lane, false));
       else lane.leaseSeenHeldAt = Date.now();
     }
   }

@@ -61,6 +61,11 @@ export const ENV = {
   webhookTimeoutMs: 'WEBHOOK_TIMEOUT_MS',
   /** Age (seconds) of a recorded review decision without its outcome record before the sweep finishes it. */
   completionRepairGraceSeconds: 'COMPLETION_REPAIR_GRACE_SECONDS',
+  /**
+   * How long a request's Idempotency-Key claim holds before a retry may take it over (a crashed request's). Only
+   * liveness: a live request taken over fails its write alone (shared/store/idempotency-context.ts).
+   */
+  idempotencyLockSeconds: 'IDEMPOTENCY_LOCK_SECONDS',
   /** How long one Sign may take, waiting and retrying throttled calls included, before the request answers 503. */
   signerDeadlineMs: 'SIGNER_DEADLINE_MS',
   /** Sign calls one instance has in flight at most. */

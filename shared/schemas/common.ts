@@ -25,6 +25,8 @@ export const ErrorBody = z
         'URI_TOO_LONG',
         'HEADERS_TOO_LARGE',
         'RATE_LIMITED',
+        'IDEMPOTENCY_KEY_REUSED',
+        'IDEMPOTENCY_KEY_IN_USE',
         'SERVICE_UNAVAILABLE',
         'INTERNAL',
       ]),

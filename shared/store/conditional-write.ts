@@ -2,6 +2,7 @@ import type { AttributeValue, TransactionCanceledException } from '@aws-sdk/clie
 import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { Deps } from '../runtime/deps.js';
 import { dynamoSdk, send } from './dynamo.js';
+import { markWith } from './idempotency-context.js';
 
 /** One write of a DynamoDB transaction (Put, Update, Delete or ConditionCheck), in DocumentClient form. */
 export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
@@ -36,6 +37,27 @@ const COMMITTED = { status: 'committed' } as const;
  * as a plain conditional write instead (half the write units of a one-item transaction), with the same outcome.
  */
 export async function writeConditionally(deps: Deps, items: readonly TransactItem[]): Promise<WriteOutcome> {
+  const mark = mainTableOnly(deps, items) ? markWith(deps, null) : undefined;
+  if (!mark) return writeItems(deps, items);
+  return mark.settle(await writeItems(deps, [...items, mark.item]), items.length);
+}
+
+/**
+ * A write of the main table alone that writes something (not only ConditionChecks) is a request's main write:
+ * when the request holds an `Idempotency-Key`, the key's mark joins its transaction (./idempotency-context.ts).
+ * Ledger appends carry the mark themselves; the sequencer's own writes touch the ledger table (or only check).
+ */
+function mainTableOnly(deps: Deps, items: readonly TransactItem[]): boolean {
+  return (
+    items.some((item) => !item.ConditionCheck) &&
+    items.every(
+      (item) =>
+        (item.Put ?? item.Update ?? item.Delete ?? item.ConditionCheck)?.TableName === deps.tables.main,
+    )
+  );
+}
+
+async function writeItems(deps: Deps, items: readonly TransactItem[]): Promise<WriteOutcome> {
   if (items.length === 1) return writeOne(deps, items[0]!);
   try {
     await send(deps.db, 'TransactWrite', { TransactItems: [...items] });
@@ -83,6 +105,18 @@ export async function updateConditionally(
   deps: Deps,
   update: NonNullable<TransactItem['Update']>,
 ): Promise<UpdateOutcome> {
+  const mark = update.TableName === deps.tables.main ? markWith(deps, null) : undefined;
+  if (mark) {
+    // A transaction returns no item: read it back (strongly consistent) once the update and the mark committed.
+    const outcome = mark.settle(await writeItems(deps, [{ Update: update }, mark.item]), 1);
+    if (outcome.status !== 'committed') return outcome;
+    const { Item } = await send(deps.db, 'Get', {
+      TableName: update.TableName,
+      Key: update.Key,
+      ConsistentRead: true,
+    });
+    return { status: 'committed', item: Item ?? {} };
+  }
   return sendOne(async () => {
     const { Attributes } = await send(deps.db, 'Update', { ...update, ReturnValues: 'ALL_NEW' });
     return { status: 'committed', item: Attributes ?? {} };

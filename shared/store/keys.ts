@@ -5,6 +5,10 @@ export function padSequence(sequenceNumber: number): string {
   return String(sequenceNumber).padStart(SEQUENCE_DIGITS, '0');
 }
 
+const IDEMPOTENCY_PK_PREFIX = 'IDEMPOTENCY#';
+/** The IAM `dynamodb:LeadingKeys` pattern of every `Idempotency-Key` item (lib/data.ts). */
+export const IDEMPOTENCY_LEADING_KEYS = `${IDEMPOTENCY_PK_PREFIX}*`;
+
 export const keys = {
   firmPk: (firmId: string) => `FIRM#${firmId}`,
   firm: (firmId: string) => ({ pk: `FIRM#${firmId}`, sk: 'FIRM' }),
@@ -89,6 +93,15 @@ export const keys = {
   }),
   /** An append waiting for the firm's sequencer, then its result until the asker collects it. */
   appendIntent: (firmId: string, recordId: string) => ({ pk: `FIRM#${firmId}`, sk: `APPEND#${recordId}` }),
+  /**
+   * An `Idempotency-Key` of a firm (shared/store/idempotency-store.ts), keyed by the SHA-256 of the key: a
+   * partition of its own per key (`IDEMPOTENCY#` leads, so IAM can grant routes that write nothing else only
+   * these items), expired by the table's TTL after 24 h.
+   */
+  idempotencyKey: (firmId: string, keyHash: string) => ({
+    pk: `${IDEMPOTENCY_PK_PREFIX}${firmId}#${keyHash}`,
+    sk: 'IDEMPOTENCY',
+  }),
   /** The firm's sequencer lease: which instance seals and commits the firm's appends, and until when. */
   sequencerLease: (firmId: string) => ({ pk: `FIRM#${firmId}`, sk: 'SEQUENCER' }),
   /** One version of the signing-key history (issue 15), append-only: the highest version is the current one. */

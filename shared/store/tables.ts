@@ -20,7 +20,15 @@ export interface TableDefinition {
   partitionKey: string;
   sortKey: string;
   indexes: IndexDefinition[];
+  /** A Number attribute (Unix seconds) after which DynamoDB's TTL deletes the item, when the table has one. */
+  timeToLiveAttribute?: string;
 }
+
+/**
+ * The main table's TTL attribute: only `Idempotency-Key` items set it (24 h after their first request,
+ * shared/store/idempotency-store.ts); every other item lives until deleted.
+ */
+export const TTL_ATTRIBUTE = 'ttl';
 
 export const LEDGER_BY_RECORD_ID = 'byRecordId';
 export const LEDGER_PENDING_ARCHIVE = 'pendingArchive';
@@ -37,6 +45,7 @@ export const TABLES: readonly TableDefinition[] = [
     partitionKey: 'pk',
     sortKey: 'sk',
     indexes: [{ indexName: MAIN_JOB_SWEEP, partitionKey: 'sweepKind', sortKey: 'sweepDue' }],
+    timeToLiveAttribute: TTL_ATTRIBUTE,
   },
   {
     name: 'ledger',

@@ -1,6 +1,6 @@
 import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { DEFAULT_RETENTION_DAYS } from '../../lib/data.js';
-import { TABLES, tableName } from '../../shared/store/tables.js';
+import { TABLES, TTL_ATTRIBUTE, tableName } from '../../shared/store/tables.js';
 import { synth } from './synth.js';
 import { onlyResource, resources } from './template-graph.js';
 
@@ -39,6 +39,17 @@ describe('tables', () => {
         Projection: { ProjectionType: 'ALL' },
       });
     }
+  });
+
+  it.each(TABLES)('enables TTL on $name exactly when its description names a TTL attribute', (def) => {
+    const [, table] = onlyResource(dev, 'AWS::DynamoDB::Table', { TableName: tableName('dev', def.name) });
+    expect(table.Properties.TimeToLiveSpecification).toEqual(
+      def.timeToLiveAttribute ? { AttributeName: def.timeToLiveAttribute, Enabled: true } : undefined,
+    );
+  });
+
+  it('expires Idempotency-Key items in the main table by its TTL attribute', () => {
+    expect(TABLES.find((t) => t.name === 'main')?.timeToLiveAttribute).toBe(TTL_ATTRIBUTE);
   });
 
   it('retains and protects the tables in prod', () => {

@@ -2,6 +2,8 @@ import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { ROUTES } from '../../shared/routes.js';
 import { ENV } from '../../shared/runtime/config.js';
 import type { Permissions } from '../../shared/routes/route.js';
+import { takesIdempotencyKey } from '../../shared/http/idempotency-key.js';
+import { IDEMPOTENCY_LEADING_KEYS } from '../../shared/store/keys.js';
 import { tableName } from '../../shared/store/tables.js';
 import { WORKERS } from '../../shared/workers/table.js';
 import { synth } from './synth.js';
@@ -28,6 +30,9 @@ const ACTIVATION_WRITES = {
   'dynamodb:UpdateItem': onlyAttributes(['pk', 'sk', 'activatedAt', 'subject']),
   'dynamodb:PutItem': onlyAttributes(['pk', 'sk', 'userId']),
 };
+
+/** The condition confining a grant to Idempotency-Key items (lib/data.ts grantIdempotencyKeys). */
+const IDEMPOTENCY_KEYS_ONLY = 'ForAllValues:StringLike';
 
 describe('least privilege', () => {
   let template: Template;
@@ -179,7 +184,11 @@ describe('least privilege', () => {
       const statements = statementsOf(`${route.method} ${route.path}`);
       expect(allowedOn(statements, ids.main)).toContain('dynamodb:GetItem');
       if (route.permissions.main === 'write') continue;
-      const onMain = allowedOn(statements, ids.main);
+      // Idempotency-Key items aside (their own conditioned grant, asserted below).
+      const onMain = allowedOn(
+        statements.filter((s) => s.Condition === undefined || !(IDEMPOTENCY_KEYS_ONLY in s.Condition)),
+        ids.main,
+      );
       for (const action of [
         'dynamodb:PutItem',
         'dynamodb:UpdateItem',
@@ -192,11 +201,43 @@ describe('least privilege', () => {
     }
   });
 
+  it('lets every POST and PATCH route write its Idempotency-Key items, and only those when it writes nothing else', () => {
+    const keyRoutes = ROUTES.filter((r) => takesIdempotencyKey(r));
+    expect(keyRoutes.length).toBeGreaterThan(20);
+    for (const route of keyRoutes) {
+      const statements = statementsOf(`${route.method} ${route.path}`);
+      const granted = allowedOn(statements, ids.main);
+      for (const action of [
+        'dynamodb:GetItem',
+        'dynamodb:PutItem',
+        'dynamodb:UpdateItem',
+        'dynamodb:DeleteItem',
+      ])
+        expect({ route: route.path, action, granted: granted.has(action) }).toMatchObject({ granted: true });
+      if (route.permissions.main === 'write') continue;
+      const conditioned = statements.filter(
+        (s) => s.Effect === 'Allow' && s.Condition !== undefined && IDEMPOTENCY_KEYS_ONLY in s.Condition,
+      );
+      expect(conditioned).toHaveLength(1);
+      expect(conditioned[0]!.Condition![IDEMPOTENCY_KEYS_ONLY]).toEqual({
+        'dynamodb:LeadingKeys': [IDEMPOTENCY_LEADING_KEYS],
+      });
+      expect([...conditioned[0]!.Action].sort()).toEqual([
+        'dynamodb:DeleteItem',
+        'dynamodb:PutItem',
+        'dynamodb:UpdateItem',
+      ]);
+    }
+  });
+
   it('gives the first sign-in writes to one function only, the user-activation worker', () => {
     const holders = everyFunction().filter(({ statements }) =>
       statements.some(
         (s) =>
-          s.Effect === 'Allow' && s.Condition !== undefined && s.Action.some((a) => a in ACTIVATION_WRITES),
+          s.Effect === 'Allow' &&
+          s.Condition !== undefined &&
+          !(IDEMPOTENCY_KEYS_ONLY in s.Condition) &&
+          s.Action.some((a) => a in ACTIVATION_WRITES),
       ),
     );
     expect(holders.map((h) => h.name)).toEqual(['user-activation']);

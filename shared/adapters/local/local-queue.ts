@@ -1,3 +1,4 @@
+import { AsyncResource } from 'node:async_hooks';
 import { createHash, randomUUID } from 'node:crypto';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { checkedDelay, type Queue, type QueueName, type SendOptions } from '../../ports/queue.js';
@@ -40,6 +41,11 @@ export class LocalQueue implements Queue {
   private readonly maxReceiveCount: number;
   private readonly retryBaseMs: number;
   private closed = false;
+  /**
+   * Deliveries run in the queue's own async context, not the sender's: an SQS consumer shares nothing with the
+   * request that sent its message (e.g. that request's Idempotency-Key claim, shared/store/idempotency-context.ts).
+   */
+  private readonly detached = new AsyncResource('LocalQueue');
 
   constructor(options: LocalQueueOptions = {}) {
     this.maxReceiveCount = options.maxReceiveCount ?? 5;
@@ -82,12 +88,16 @@ export class LocalQueue implements Queue {
   }
 
   private schedule(queue: QueueName, pending: Pending, delayMs: number): void {
-    const timer = setTimeout(() => {
-      this.timers.delete(timer);
-      if (this.closed) return;
-      const delivery = this.deliver(queue, pending).finally(() => this.inFlight.delete(delivery));
-      this.inFlight.add(delivery);
-    }, delayMs);
+    const timer = setTimeout(
+      () =>
+        this.detached.runInAsyncScope(() => {
+          this.timers.delete(timer);
+          if (this.closed) return;
+          const delivery = this.deliver(queue, pending).finally(() => this.inFlight.delete(delivery));
+          this.inFlight.add(delivery);
+        }),
+      delayMs,
+    );
     this.timers.add(timer);
   }
 
