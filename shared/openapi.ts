@@ -58,26 +58,29 @@ export function buildOpenApi(routes: readonly RouteDef[] = ROUTES): Record<strin
 
     const responses: Record<string, unknown> = {};
     for (const [status, response] of Object.entries(route.responses)) {
+      // A route's own error status without a schema of its own answers the error envelope.
+      const schema = response.schema
+        ? convert(response.schema, 'output')
+        : Number(status) >= 400
+          ? errorRef
+          : undefined;
       responses[status] = {
         description: response.description,
-        ...(response.schema
-          ? {
-              content: {
-                [response.contentType ?? 'application/json']: { schema: convert(response.schema, 'output') },
-              },
-            }
-          : {}),
+        ...(schema ? { content: { [response.contentType ?? 'application/json']: { schema } } } : {}),
       };
     }
+    const appends = route.permissions.sign || route.permissions.ledger === 'append';
     const errorStatuses = [
       ...(route.request.params || route.request.query || route.request.body ? ['400'] : []),
       ...(route.auth.kind === 'public' ? [] : ['401', '403']),
       ...(route.request.params ? ['404'] : []),
       ...(route.method === 'GET' ? [] : ['409']),
-      ...(route.request.body ? ['415'] : []),
+      ...(route.request.body ? ['413', '415'] : []),
       // Stage throttling answers 429 on every route.
       '429',
       '500',
+      // A ledger append waits for the firm's sequencer and the signing quota, both shared.
+      ...(appends ? ['503'] : []),
     ];
     for (const status of errorStatuses) {
       responses[status] ??= {
@@ -154,6 +157,7 @@ const HTTP_SEMANTICS = [
   'A method a path does not have is answered 405 `METHOD_NOT_ALLOWED` in the error envelope, with an `Allow` header listing the methods it has; an unknown path is 404 `NOT_FOUND`.',
   'A request body is JSON: an operation that takes one answers 415 `UNSUPPORTED_MEDIA_TYPE` to a body sent with another `Content-Type` (`application/json` and `+json` types, with parameters such as `charset`, are accepted); an operation without a request body ignores any body.',
   '`HEAD` is answered on `/health` and the public GETs (the GET headers, no body).',
+  'Before any operation, the gateway refuses a request line over 10,240 bytes with 414 `URI_TOO_LONG` and header values over 10,240 bytes with 431 `HEADERS_TOO_LARGE`.',
 ].join(' ');
 
 /** The HEAD twin of a GET: the same parameters and statuses, without bodies. */
@@ -185,9 +189,11 @@ const ERROR_DESCRIPTIONS: Record<string, string> = {
   '403': 'Credential lacks the role or credential type required',
   '404': 'Not found (also for resources of another firm)',
   '409': 'Conflict with the current state',
+  '413': 'The request body is too large (a JSON body: over 256 KiB)',
   '415': 'The body was not sent as application/json (or a +json type)',
   '429': 'Too many requests (stage throttling); retry with backoff',
   '500': 'Internal error',
+  '503': 'The ledger or the signing quota is busy; nothing was written, retry after Retry-After seconds',
 };
 
 const TAG_DESCRIPTIONS: Record<string, string> = {

@@ -1,4 +1,4 @@
-import { Health, SigningKey } from '../schemas/common.js';
+import { Health, OpenApiDocument, SigningKey } from '../schemas/common.js';
 import { PUBLIC, route } from './route.js';
 
 export const health = route({
@@ -40,5 +40,5 @@ export const openapi = route({
   tag: 'Public',
   summary: 'This OpenAPI 3.1 description',
   request: {},
-  responses: { 200: { description: 'OpenAPI 3.1 document' } },
+  responses: { 200: { description: 'OpenAPI 3.1 document', schema: OpenApiDocument } },
 });

@@ -74,3 +74,19 @@ export const SigningKey = z
     fingerprint: z.string().meta({ description: 'hex SHA-256 of the DER SubjectPublicKeyInfo' }),
   })
   .meta({ id: 'SigningKey' });
+
+/**
+ * GET /openapi.json: the OpenAPI 3.1 document's outline (the OpenAPI 3.1 schema itself governs the rest; Redocly
+ * lints ours in the tests).
+ */
+export const OpenApiDocument = z
+  .looseObject({
+    openapi: z.string().regex(/^3\.1\.\d+$/),
+    info: z.looseObject({ title: z.string(), version: z.string() }),
+    paths: z.record(z.string().regex(/^\//), z.looseObject({})),
+    components: z.looseObject({}),
+  })
+  .meta({
+    id: 'OpenApiDocument',
+    description: 'An OpenAPI 3.1 document (https://spec.openapis.org/oas/v3.1.0)',
+  });
