@@ -1,33 +1,16 @@
-import * as z from 'zod';
+import type * as z from 'zod';
 import { httpRoutes, ROUTES } from './routes.js';
 import type { RouteDef } from './routes/route.js';
+import { COMPONENT, SchemaForms, type JsonSchema } from './openapi-schemas.js';
 import { ErrorBody } from './schemas/common.js';
-
-type JsonSchema = Record<string, unknown>;
-
-const COMPONENT = '#/components/schemas/';
 
 /**
  * Generates the OpenAPI 3.1 description from the route table and the same zod schemas that validate
  * requests (zod's own JSON Schema 2020-12 output, which OpenAPI 3.1 uses as its schema dialect).
  */
 export function buildOpenApi(routes: readonly RouteDef[] = ROUTES): Record<string, unknown> {
-  const components: Record<string, JsonSchema> = {};
-
-  const convert = (schema: z.ZodType, io: 'input' | 'output'): JsonSchema => {
-    const json = z.toJSONSchema(schema, {
-      target: 'draft-2020-12',
-      io,
-      unrepresentable: 'any',
-    }) as JsonSchema;
-    const rewritten = JSON.parse(JSON.stringify(json).replaceAll('"#/$defs/', `"${COMPONENT}`)) as JsonSchema;
-    const { $schema: _schema, $defs, ...rest } = rewritten;
-    for (const [id, def] of Object.entries(($defs as Record<string, JsonSchema> | undefined) ?? {})) {
-      // Input and output forms of a schema can differ (defaults); keep the first, name a differing one apart.
-      if (!components[id]) components[id] = def;
-    }
-    return rest;
-  };
+  const forms = new SchemaForms();
+  const convert = (schema: z.ZodType, io: 'input' | 'output') => forms.convert(schema, io);
 
   const errorRef = { $ref: `${COMPONENT}Error` };
   convert(ErrorBody, 'output');
@@ -123,6 +106,7 @@ export function buildOpenApi(routes: readonly RouteDef[] = ROUTES): Record<strin
     .sort()
     .map((name) => ({ name, description: TAG_DESCRIPTIONS[name] ?? `${name} operations` }));
 
+  const { part: described, components } = forms.finish(paths);
   return {
     openapi: '3.1.0',
     info: {
@@ -135,9 +119,9 @@ export function buildOpenApi(routes: readonly RouteDef[] = ROUTES): Record<strin
     },
     servers: [{ url: '/', description: 'This deployment' }],
     tags,
-    paths,
+    paths: described,
     components: {
-      schemas: Object.fromEntries(Object.entries(components).sort(([a], [b]) => a.localeCompare(b))),
+      schemas: components,
       securitySchemes: {
         apiKey: { type: 'apiKey', in: 'header', name: 'X-Service-Key', description: 'Firm API key (gls_…)' },
         bearer: {
