@@ -63,7 +63,7 @@ interface PathTemplate {
 const addFormats = ((addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ??
   addFormatsModule) as unknown as (ajv: Ajv2020) => Ajv2020;
 
-class Description {
+export class Description {
   private readonly ajv = new Ajv2020({ strict: true, allErrors: true });
   private readonly validators = new Map<string, ValidateFunction>();
   private readonly paths: PathTemplate[];
