@@ -59,6 +59,8 @@ export function buildOpenApi(routes: readonly RouteDef[] = ROUTES): Record<strin
       ...(route.request.params ? ['404'] : []),
       ...(route.method === 'GET' ? [] : ['409']),
       ...(route.request.body ? ['413', '415'] : []),
+      // An answer over the platform's response limit is refused rather than cut (defineHandler).
+      ...(Object.values(route.responses).some((r) => r.schema) ? ['422'] : []),
       // Stage throttling answers 429 on every route.
       '429',
       '500',
@@ -175,6 +177,7 @@ const ERROR_DESCRIPTIONS: Record<string, string> = {
   '409': 'Conflict with the current state',
   '413': 'The request body is too large (a JSON body: over 256 KiB)',
   '415': 'The body was not sent as application/json (or a +json type)',
+  '422': "UNPROCESSABLE: the answer would exceed 5 MiB, the platform's limit; narrow the request",
   '429': 'Too many requests (stage throttling); retry with backoff',
   '500': 'Internal error',
   '503': 'The ledger or the signing quota is busy; nothing was written, retry after Retry-After seconds',

@@ -2767,6 +2767,15 @@ export interface operations {
                     "application/json": components["schemas"]["Health"];
                 };
             };
+            /** @description UNPROCESSABLE: the answer would exceed 5 MiB, the platform's limit; narrow the request */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Too many requests (stage throttling); retry with backoff */
             429: {
                 headers: {
@@ -2798,6 +2807,13 @@ export interface operations {
         responses: {
             /** @description The service is up */
             200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description UNPROCESSABLE: the answer would exceed 5 MiB, the platform's limit; narrow the request */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2837,6 +2853,15 @@ export interface operations {
                     "application/json": components["schemas"]["OpenApiDocument"];
                 };
             };
+            /** @description UNPROCESSABLE: the answer would exceed 5 MiB, the platform's limit; narrow the request */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Too many requests (stage throttling); retry with backoff */
             429: {
                 headers: {
@@ -2868,6 +2893,13 @@ export interface operations {
         responses: {
             /** @description OpenAPI 3.1 document */
             200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description UNPROCESSABLE: the answer would exceed 5 MiB, the platform's limit; narrow the request */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2907,6 +2939,15 @@ export interface operations {
                     "application/json": components["schemas"]["SigningKey"];
                 };
             };
+            /** @description UNPROCESSABLE: the answer would exceed 5 MiB, the platform's limit; narrow the request */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Too many requests (stage throttling); retry with backoff */
             429: {
                 headers: {
@@ -2938,6 +2979,13 @@ export interface operations {
         responses: {
             /** @description base64 DER SubjectPublicKeyInfo and algorithm */
             200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description UNPROCESSABLE: the answer would exceed 5 MiB, the platform's limit; narrow the request */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3008,6 +3056,15 @@ export interface operations {
             };
             /** @description Not found (also for resources of another firm) */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNPROCESSABLE: the answer would exceed 5 MiB, the platform's limit; narrow the request */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3095,6 +3152,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description UNPROCESSABLE: the answer would exceed 5 MiB, the platform's limit; narrow the request */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Too many requests (stage throttling); retry with backoff */
             429: {
                 headers: {
@@ -3171,6 +3237,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description UNPROCESSABLE: the answer would exceed 5 MiB, the platform's limit; narrow the request */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Too many requests (stage throttling); retry with backoff */
             429: {
                 headers: {
@@ -3240,6 +3315,15 @@ export interface operations {
             };
             /** @description Not found (also for resources of another firm) */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNPROCESSABLE: the answer would exceed 5 MiB, the platform's limit; narrow the request */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3332,6 +3416,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description UNPROCESSABLE: the answer would exceed 5 MiB, the platform's limit; narrow the request */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Too many requests (stage throttling); retry with backoff */
             429: {
                 headers: {
@@ -3381,6 +3474,15 @@ export interface operations {
             };
             /** @description Credential lacks the role or credential type required */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNPROCESSABLE: the answer would exceed 5 MiB, the platform's limit; narrow the request */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3446,6 +3548,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description UNPROCESSABLE: the answer would exceed 5 MiB, the platform's limit; narrow the request */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Too many requests (stage throttling); retry with backoff */
             429: {
                 headers: {
@@ -3493,6 +3604,13 @@ export interface operations {
             };
             /** @description Not found (also for resources of another firm) */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description UNPROCESSABLE: the answer would exceed 5 MiB, the platform's limit; narrow the request */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3552,6 +3670,15 @@ export interface operations {
                     "text/html": string;
                 };
             };
+            /** @description UNPROCESSABLE: the answer would exceed 5 MiB, the platform's limit; narrow the request */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Too many requests (stage throttling); retry with backoff */
             429: {
                 headers: {
@@ -3604,6 +3731,13 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description UNPROCESSABLE: the answer would exceed 5 MiB, the platform's limit; narrow the request */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Too many requests (stage throttling); retry with backoff */
             429: {
                 headers: {
@@ -3649,6 +3783,15 @@ export interface operations {
             };
             /** @description Credential lacks the role or credential type required */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNPROCESSABLE: the answer would exceed 5 MiB, the platform's limit; narrow the request */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3732,6 +3875,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description UNPROCESSABLE: the answer would exceed 5 MiB, the platform's limit; narrow the request */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Too many requests (stage throttling); retry with backoff */
             429: {
                 headers: {
@@ -3808,6 +3960,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description UNPROCESSABLE: the answer would exceed 5 MiB, the platform's limit; narrow the request */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Too many requests (stage throttling); retry with backoff */
             429: {
                 headers: {
@@ -3857,6 +4018,15 @@ export interface operations {
             };
             /** @description Credential lacks the role or credential type required */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNPROCESSABLE: the answer would exceed 5 MiB, the platform's limit; narrow the request */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3933,6 +4103,15 @@ export interface operations {
             };
             /** @description Not found (also for resources of another firm) */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNPROCESSABLE: the answer would exceed 5 MiB, the platform's limit; narrow the request */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4050,6 +4229,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description UNPROCESSABLE: the answer would exceed 5 MiB, the platform's limit; narrow the request */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Too many requests (stage throttling); retry with backoff */
             429: {
                 headers: {
@@ -4124,6 +4312,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description UNPROCESSABLE: the answer would exceed 5 MiB, the platform's limit; narrow the request */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Too many requests (stage throttling); retry with backoff */
             429: {
                 headers: {
@@ -4182,6 +4379,15 @@ export interface operations {
             };
             /** @description Credential lacks the role or credential type required */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNPROCESSABLE: the answer would exceed 5 MiB, the platform's limit; narrow the request */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4287,6 +4493,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description UNPROCESSABLE: the answer would exceed 5 MiB, the platform's limit; narrow the request */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Too many requests (stage throttling); retry with backoff */
             429: {
                 headers: {
@@ -4343,6 +4558,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description UNPROCESSABLE: the answer would exceed 5 MiB, the platform's limit; narrow the request */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Too many requests (stage throttling); retry with backoff */
             429: {
                 headers: {
@@ -4392,6 +4616,15 @@ export interface operations {
             };
             /** @description Credential lacks the role or credential type required */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNPROCESSABLE: the answer would exceed 5 MiB, the platform's limit; narrow the request */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4495,6 +4728,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description UNPROCESSABLE: the answer would exceed 5 MiB, the platform's limit; narrow the request */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Too many requests (stage throttling); retry with backoff */
             429: {
                 headers: {
@@ -4553,6 +4795,15 @@ export interface operations {
             };
             /** @description Credential lacks the role or credential type required */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNPROCESSABLE: the answer would exceed 5 MiB, the platform's limit; narrow the request */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4699,6 +4950,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description UNPROCESSABLE: the answer would exceed 5 MiB, the platform's limit; narrow the request */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Too many requests (stage throttling); retry with backoff */
             429: {
                 headers: {
@@ -4817,6 +5077,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description UNPROCESSABLE: the answer would exceed 5 MiB, the platform's limit; narrow the request */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Too many requests (stage throttling); retry with backoff */
             429: {
                 headers: {
@@ -4917,6 +5186,15 @@ export interface operations {
             };
             /** @description The body was not sent as application/json (or a +json type) */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNPROCESSABLE: the answer would exceed 5 MiB, the platform's limit; narrow the request */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5063,6 +5341,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description UNPROCESSABLE: the answer would exceed 5 MiB, the platform's limit; narrow the request */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Too many requests (stage throttling); retry with backoff */
             429: {
                 headers: {
@@ -5152,6 +5439,15 @@ export interface operations {
             };
             /** @description The body was not sent as application/json (or a +json type) */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNPROCESSABLE: the answer would exceed 5 MiB, the platform's limit; narrow the request */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5266,6 +5562,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description UNPROCESSABLE: the answer would exceed 5 MiB, the platform's limit; narrow the request */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Too many requests (stage throttling); retry with backoff */
             429: {
                 headers: {
@@ -5351,6 +5656,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description UNPROCESSABLE: the answer would exceed 5 MiB, the platform's limit; narrow the request */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Too many requests (stage throttling); retry with backoff */
             429: {
                 headers: {
@@ -5429,6 +5743,15 @@ export interface operations {
             };
             /** @description Conflict with the current state */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNPROCESSABLE: the answer would exceed 5 MiB, the platform's limit; narrow the request */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5536,6 +5859,15 @@ export interface operations {
             };
             /** @description The body was not sent as application/json (or a +json type) */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNPROCESSABLE: the answer would exceed 5 MiB, the platform's limit; narrow the request */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5659,6 +5991,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description UNPROCESSABLE: the answer would exceed 5 MiB, the platform's limit; narrow the request */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Too many requests (stage throttling); retry with backoff */
             429: {
                 headers: {
@@ -5773,6 +6114,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description UNPROCESSABLE: the answer would exceed 5 MiB, the platform's limit; narrow the request */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Too many requests (stage throttling); retry with backoff */
             429: {
                 headers: {
@@ -5871,6 +6221,15 @@ export interface operations {
             };
             /** @description The body was not sent as application/json (or a +json type) */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNPROCESSABLE: the answer would exceed 5 MiB, the platform's limit; narrow the request */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5978,6 +6337,15 @@ export interface operations {
             };
             /** @description The body was not sent as application/json (or a +json type) */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNPROCESSABLE: the answer would exceed 5 MiB, the platform's limit; narrow the request */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6101,6 +6469,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description UNPROCESSABLE: the answer would exceed 5 MiB, the platform's limit; narrow the request */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Too many requests (stage throttling); retry with backoff */
             429: {
                 headers: {
@@ -6186,6 +6563,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description UNPROCESSABLE: the answer would exceed 5 MiB, the platform's limit; narrow the request */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Too many requests (stage throttling); retry with backoff */
             429: {
                 headers: {
@@ -6262,6 +6648,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description UNPROCESSABLE: the answer would exceed 5 MiB, the platform's limit; narrow the request */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Too many requests (stage throttling); retry with backoff */
             429: {
                 headers: {
@@ -6327,6 +6722,15 @@ export interface operations {
             };
             /** @description Credential lacks the role or credential type required */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNPROCESSABLE: the answer would exceed 5 MiB, the platform's limit; narrow the request */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6569,6 +6973,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description UNPROCESSABLE: the answer would exceed 5 MiB, the platform's limit; narrow the request */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Too many requests (stage throttling); retry with backoff */
             429: {
                 headers: {
@@ -6802,6 +7215,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description UNPROCESSABLE: the answer would exceed 5 MiB, the platform's limit; narrow the request */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Too many requests (stage throttling); retry with backoff */
             429: {
                 headers: {
@@ -6865,6 +7287,15 @@ export interface operations {
             };
             /** @description Credential lacks the role or credential type required */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNPROCESSABLE: the answer would exceed 5 MiB, the platform's limit; narrow the request */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6968,6 +7399,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description UNPROCESSABLE: the answer would exceed 5 MiB, the platform's limit; narrow the request */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Too many requests (stage throttling); retry with backoff */
             429: {
                 headers: {
@@ -7064,6 +7504,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description UNPROCESSABLE: the answer would exceed 5 MiB, the platform's limit; narrow the request */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Too many requests (stage throttling); retry with backoff */
             429: {
                 headers: {
@@ -7142,6 +7591,15 @@ export interface operations {
             };
             /** @description Conflict with the current state */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNPROCESSABLE: the answer would exceed 5 MiB, the platform's limit; narrow the request */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7243,6 +7701,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description UNPROCESSABLE: the answer would exceed 5 MiB, the platform's limit; narrow the request */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Too many requests (stage throttling); retry with backoff */
             429: {
                 headers: {
@@ -7301,6 +7768,15 @@ export interface operations {
             };
             /** @description Credential lacks the role or credential type required */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNPROCESSABLE: the answer would exceed 5 MiB, the platform's limit; narrow the request */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7404,6 +7880,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description UNPROCESSABLE: the answer would exceed 5 MiB, the platform's limit; narrow the request */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Too many requests (stage throttling); retry with backoff */
             429: {
                 headers: {
@@ -7473,6 +7958,15 @@ export interface operations {
             };
             /** @description Not found (also for resources of another firm) */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNPROCESSABLE: the answer would exceed 5 MiB, the platform's limit; narrow the request */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7587,6 +8081,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description UNPROCESSABLE: the answer would exceed 5 MiB, the platform's limit; narrow the request */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Too many requests (stage throttling); retry with backoff */
             429: {
                 headers: {
@@ -7681,6 +8184,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description UNPROCESSABLE: the answer would exceed 5 MiB, the platform's limit; narrow the request */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Too many requests (stage throttling); retry with backoff */
             429: {
                 headers: {
@@ -7730,6 +8242,15 @@ export interface operations {
             };
             /** @description Credential lacks the role or credential type required */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNPROCESSABLE: the answer would exceed 5 MiB, the platform's limit; narrow the request */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7857,6 +8378,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description UNPROCESSABLE: the answer would exceed 5 MiB, the platform's limit; narrow the request */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Too many requests (stage throttling); retry with backoff */
             429: {
                 headers: {
@@ -7973,6 +8503,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description UNPROCESSABLE: the answer would exceed 5 MiB, the platform's limit; narrow the request */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Too many requests (stage throttling); retry with backoff */
             429: {
                 headers: {
@@ -8042,6 +8581,15 @@ export interface operations {
             };
             /** @description Not found (also for resources of another firm) */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNPROCESSABLE: the answer would exceed 5 MiB, the platform's limit; narrow the request */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8156,6 +8704,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description UNPROCESSABLE: the answer would exceed 5 MiB, the platform's limit; narrow the request */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Too many requests (stage throttling); retry with backoff */
             429: {
                 headers: {
@@ -8214,6 +8771,15 @@ export interface operations {
             };
             /** @description Credential lacks the role or credential type required */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNPROCESSABLE: the answer would exceed 5 MiB, the platform's limit; narrow the request */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8329,6 +8895,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description UNPROCESSABLE: the answer would exceed 5 MiB, the platform's limit; narrow the request */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Too many requests (stage throttling); retry with backoff */
             429: {
                 headers: {
@@ -8390,6 +8965,15 @@ export interface operations {
             };
             /** @description Credential lacks the role or credential type required */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNPROCESSABLE: the answer would exceed 5 MiB, the platform's limit; narrow the request */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8507,6 +9091,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description UNPROCESSABLE: the answer would exceed 5 MiB, the platform's limit; narrow the request */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Too many requests (stage throttling); retry with backoff */
             429: {
                 headers: {
@@ -8579,6 +9172,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description UNPROCESSABLE: the answer would exceed 5 MiB, the platform's limit; narrow the request */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Too many requests (stage throttling); retry with backoff */
             429: {
                 headers: {
@@ -8642,6 +9244,15 @@ export interface operations {
             };
             /** @description Credential lacks the role or credential type required */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNPROCESSABLE: the answer would exceed 5 MiB, the platform's limit; narrow the request */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8734,6 +9345,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description UNPROCESSABLE: the answer would exceed 5 MiB, the platform's limit; narrow the request */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Too many requests (stage throttling); retry with backoff */
             429: {
                 headers: {
@@ -8783,6 +9403,15 @@ export interface operations {
             };
             /** @description Credential lacks the role or credential type required */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNPROCESSABLE: the answer would exceed 5 MiB, the platform's limit; narrow the request */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8853,6 +9482,15 @@ export interface operations {
             };
             /** @description Credential lacks the role or credential type required */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNPROCESSABLE: the answer would exceed 5 MiB, the platform's limit; narrow the request */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8942,6 +9580,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description UNPROCESSABLE: the answer would exceed 5 MiB, the platform's limit; narrow the request */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Too many requests (stage throttling); retry with backoff */
             429: {
                 headers: {
@@ -9010,6 +9657,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description UNPROCESSABLE: the answer would exceed 5 MiB, the platform's limit; narrow the request */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Too many requests (stage throttling); retry with backoff */
             429: {
                 headers: {
@@ -9066,6 +9722,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description UNPROCESSABLE: the answer would exceed 5 MiB, the platform's limit; narrow the request */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Too many requests (stage throttling); retry with backoff */
             429: {
                 headers: {
@@ -9115,6 +9780,15 @@ export interface operations {
             };
             /** @description Credential lacks the role or credential type required */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNPROCESSABLE: the answer would exceed 5 MiB, the platform's limit; narrow the request */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9218,6 +9892,15 @@ export interface operations {
             };
             /** @description The body was not sent as application/json (or a +json type) */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNPROCESSABLE: the answer would exceed 5 MiB, the platform's limit; narrow the request */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9391,6 +10074,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description UNPROCESSABLE: the answer would exceed 5 MiB, the platform's limit; narrow the request */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Too many requests (stage throttling); retry with backoff */
             429: {
                 headers: {
@@ -9470,6 +10162,15 @@ export interface operations {
             };
             /** @description Conflict with the current state */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNPROCESSABLE: the answer would exceed 5 MiB, the platform's limit; narrow the request */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9583,6 +10284,15 @@ export interface operations {
             };
             /** @description The body was not sent as application/json (or a +json type) */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNPROCESSABLE: the answer would exceed 5 MiB, the platform's limit; narrow the request */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
