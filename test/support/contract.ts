@@ -187,10 +187,14 @@ function ajvErrors(validate: ValidateFunction): string[] {
   );
 }
 
-/** One description per stack and test file, fetched on the first answer to check. */
+/** One description per stack and test file, fetched when the first request to the stack is sent. */
 const descriptions = new Map<string, Promise<Description>>();
 
-function descriptionOf(baseUrl: string): Promise<Description> {
+/**
+ * The stack's description, fetched once. `call` asks for it before sending its request, so that a burst of
+ * requests does not queue the description's fetch behind itself (and delay every answer of the burst).
+ */
+export function descriptionOf(baseUrl: string): Promise<Description> {
   let description = descriptions.get(baseUrl);
   if (!description) {
     description = (async () => {
@@ -198,6 +202,7 @@ function descriptionOf(baseUrl: string): Promise<Description> {
       if (response.status !== 200) throw new Error(`GET /openapi.json answered ${response.status}`);
       return new Description((await response.json()) as ConstructorParameters<typeof Description>[0]);
     })();
+    description.catch(() => undefined); // reported by assertDescribed, which awaits it
     descriptions.set(baseUrl, description);
   }
   return description;

@@ -4,7 +4,7 @@
  */
 import type { LedgerRecord } from '../../shared/ledger/record.js';
 import { checkRecord } from '../../shared/ledger/verify.js';
-import { assertDescribed } from './contract.js';
+import { assertDescribed, descriptionOf } from './contract.js';
 import { ledgerctl } from './local-stack.js';
 
 export interface StackResponse<T = any> {
@@ -40,6 +40,7 @@ export async function call<T = any>(
   const body = options.body !== undefined ? JSON.stringify(options.body) : options.raw;
   if (body !== undefined && !Object.keys(headers).some((name) => name.toLowerCase() === 'content-type'))
     headers['content-type'] = 'application/json';
+  void descriptionOf(stack.baseUrl); // on the wire before this request (test/support/contract.ts)
   const response = await fetch(`${stack.baseUrl}${path}`, { method, headers, body });
   const text = await response.text();
   let parsed: unknown = text;
