@@ -26,13 +26,16 @@ export function applyPermissions(
 ): void {
   const { data, signing, queues } = resources;
   data.acknowledgeWildcards(fn);
-  if (permissions.main === 'read') data.grantMainRead(fn);
+  // An appender reads the firm's webhook endpoints once per committed batch (which records go to the webhooks
+  // queue: shared/ledger-writer/dispatch.ts), so appending implies main-table reads.
+  const appends = permissions.ledger === 'append' || permissions.ledger === 'restore';
+  if (permissions.main === 'read' || (appends && permissions.main === undefined)) data.grantMainRead(fn);
   if (permissions.main === 'write') data.grantMainReadWrite(fn);
   if (permissions.ledger === 'read') data.grantLedgerRead(fn);
   if (permissions.ledger === 'archive') data.grantLedgerArchive(fn);
   // IAM cannot tell a PutItem that creates a row from one that replaces it: restore and append get the same
   // actions, and only restore's code writes a row without the attribute_not_exists condition.
-  if (permissions.ledger === 'append' || permissions.ledger === 'restore') data.grantLedgerAppend(fn);
+  if (appends) data.grantLedgerAppend(fn);
   if (permissions.immutable === 'read') data.grantImmutableRead(fn);
   if (permissions.immutable === 'write') data.grantImmutableWrite(fn);
   if (permissions.uploads === 'presign') data.grantUploadsPresign(fn);

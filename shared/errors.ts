@@ -106,3 +106,17 @@ export class ServiceUnavailableError extends ServiceError {
     super(message);
   }
 }
+/**
+ * The firm has used its ledger-writing limit (docs/architecture.md §5, "Fair per-firm limits"); nothing was
+ * written. Retrying after `retryAfterSeconds` may succeed.
+ */
+export class RateLimitedError extends ServiceError {
+  override readonly name = 'RateLimitedError';
+  readonly code = 'RATE_LIMITED';
+  constructor(
+    message: string,
+    readonly retryAfterSeconds: number,
+  ) {
+    super(message);
+  }
+}

@@ -1,4 +1,5 @@
 import type * as z from 'zod';
+import { documentWriteLimit, WRITE_LIMITS_SEMANTICS } from './openapi-write-limits.js';
 import { httpRoutes, ROUTES } from './routes.js';
 import type { RouteDef } from './routes/route.js';
 import { COMPONENT, SchemaForms, type JsonSchema } from './openapi-schemas.js';
@@ -39,7 +40,7 @@ export function buildOpenApi(routes: readonly RouteDef[] = ROUTES): Record<strin
       }
     }
 
-    const responses: Record<string, unknown> = {};
+    const responses: Record<string, Record<string, unknown>> = {};
     for (const [status, response] of Object.entries(route.responses)) {
       // A route's own error status without a schema of its own answers the error envelope.
       const schema = response.schema
@@ -74,6 +75,8 @@ export function buildOpenApi(routes: readonly RouteDef[] = ROUTES): Record<strin
       };
     }
 
+    const description = documentWriteLimit(route, responses, errorRef);
+
     if (method === 'HEAD') {
       (paths[path] ??= {}).head = headOperation(route, alias, parameters, responses);
       continue;
@@ -82,7 +85,7 @@ export function buildOpenApi(routes: readonly RouteDef[] = ROUTES): Record<strin
       operationId: alias ? `${route.operationId}Principal` : route.operationId,
       tags: [alias ? 'Principal' : route.tag],
       summary: route.summary,
-      ...(route.description ? { description: route.description } : {}),
+      ...(description ? { description } : {}),
       ...(parameters.length ? { parameters } : {}),
       ...(route.request.body
         ? {
@@ -144,6 +147,7 @@ const HTTP_SEMANTICS = [
   'A request body is JSON: an operation that takes one answers 415 `UNSUPPORTED_MEDIA_TYPE` to a body sent with another `Content-Type` (`application/json` and `+json` types, with parameters such as `charset`, are accepted); an operation without a request body ignores any body.',
   '`HEAD` is answered on `/health` and the public GETs (the GET headers, no body).',
   'Before any operation, the gateway refuses a request line over 10,240 bytes with 414 `URI_TOO_LONG` and header values over 10,240 bytes with 431 `HEADERS_TOO_LARGE`.',
+  WRITE_LIMITS_SEMANTICS,
 ].join(' ');
 
 /** The HEAD twin of a GET: the same parameters and statuses, without bodies. */

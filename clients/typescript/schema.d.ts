@@ -307,7 +307,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Restore a tampered or deleted record from its immutable copy (writes CHAIN_REPAIRED) */
+        /**
+         * Restore a tampered or deleted record from its immutable copy (writes CHAIN_REPAIRED)
+         * @description Limited per firm (ledger-writing): 429 `RATE_LIMITED` with `Retry-After` when the firm is over its limit.
+         */
         post: operations["restoreRecord"];
         delete?: never;
         options?: never;
@@ -326,7 +329,7 @@ export interface paths {
         put?: never;
         /**
          * Verify the chain: hashes, links, signatures, published key, gapless sequence numbers
-         * @description Verifies in full from sequence 1 when the chain fits the inline limit (or was never verified), otherwise incrementally from the last valid checkpoint while a full re-verification runs in the background. Work beyond the call’s limits continues on a queue; follow it with GET /v1/ledger/integrity. A completed run writes CHAIN_VERIFIED.
+         * @description Verifies in full from sequence 1 when the chain fits the inline limit (or was never verified), otherwise incrementally from the last valid checkpoint while a full re-verification runs in the background. Work beyond the call’s limits continues on a queue; follow it with GET /v1/ledger/integrity. A completed run writes CHAIN_VERIFIED. Limited per firm (ledger-writing): 429 `RATE_LIMITED` with `Retry-After` when the firm is over its limit.
          */
         post: operations["verifyLedger"];
         delete?: never;
@@ -386,7 +389,7 @@ export interface paths {
         head?: never;
         /**
          * Change firm settings
-         * @description Unchanged values are ignored (nothing stored, no ledger record). A change of a compliance-relevant setting (enforceImpactAssessments) writes FIRM_SETTINGS_UPDATED atomically with the change.
+         * @description Unchanged values are ignored (nothing stored, no ledger record). A change of a compliance-relevant setting (enforceImpactAssessments) writes FIRM_SETTINGS_UPDATED atomically with the change. Limited per firm (ledger-writing): 429 `RATE_LIMITED` with `Retry-After` when the firm is over its limit.
          */
         patch: operations["updateFirmSettings"];
         trace?: never;
@@ -568,7 +571,7 @@ export interface paths {
         put?: never;
         /**
          * Decide a job (REVIEW_COMPLETED, then DOCUMENT_APPROVED / MODIFIED / REJECTED)
-         * @description IN_REVIEW -> APPROVED, MODIFIED or REJECTED by the assigned reviewer; a job requiring senior sign-off only by a LEAD_REVIEWER or FIRM_ADMIN (403: escalate it); 403 SUBMITTER_CANNOT_REVIEW when you submitted the job (four eyes: a job is never reviewed by its submitter). Writes REVIEW_COMPLETED, then the outcome record; ledgerRecordId is the outcome record's id. Frees the reviewer and routes the next job. 400 for a missing modifications (APPROVED_WITH_MODIFICATIONS) or reason (REJECTED), or a checklist that does not answer the document type's items exactly once; 409 when the job is not IN_REVIEW or already decided. Repeating the same decision after a failure finishes it.
+         * @description IN_REVIEW -> APPROVED, MODIFIED or REJECTED by the assigned reviewer; a job requiring senior sign-off only by a LEAD_REVIEWER or FIRM_ADMIN (403: escalate it); 403 SUBMITTER_CANNOT_REVIEW when you submitted the job (four eyes: a job is never reviewed by its submitter). Writes REVIEW_COMPLETED, then the outcome record; ledgerRecordId is the outcome record's id. Frees the reviewer and routes the next job. 400 for a missing modifications (APPROVED_WITH_MODIFICATIONS) or reason (REJECTED), or a checklist that does not answer the document type's items exactly once; 409 when the job is not IN_REVIEW or already decided. Repeating the same decision after a failure finishes it. Limited per firm (ledger-writing): 429 `RATE_LIMITED` with `Retry-After` when the firm is over its limit.
          */
         post: operations["completeReviewJob"];
         delete?: never;
@@ -588,7 +591,7 @@ export interface paths {
         put?: never;
         /**
          * Decide a job (REVIEW_COMPLETED, then DOCUMENT_APPROVED / MODIFIED / REJECTED)
-         * @description IN_REVIEW -> APPROVED, MODIFIED or REJECTED by the assigned reviewer; a job requiring senior sign-off only by a LEAD_REVIEWER or FIRM_ADMIN (403: escalate it); 403 SUBMITTER_CANNOT_REVIEW when you submitted the job (four eyes: a job is never reviewed by its submitter). Writes REVIEW_COMPLETED, then the outcome record; ledgerRecordId is the outcome record's id. Frees the reviewer and routes the next job. 400 for a missing modifications (APPROVED_WITH_MODIFICATIONS) or reason (REJECTED), or a checklist that does not answer the document type's items exactly once; 409 when the job is not IN_REVIEW or already decided. Repeating the same decision after a failure finishes it.
+         * @description IN_REVIEW -> APPROVED, MODIFIED or REJECTED by the assigned reviewer; a job requiring senior sign-off only by a LEAD_REVIEWER or FIRM_ADMIN (403: escalate it); 403 SUBMITTER_CANNOT_REVIEW when you submitted the job (four eyes: a job is never reviewed by its submitter). Writes REVIEW_COMPLETED, then the outcome record; ledgerRecordId is the outcome record's id. Frees the reviewer and routes the next job. 400 for a missing modifications (APPROVED_WITH_MODIFICATIONS) or reason (REJECTED), or a checklist that does not answer the document type's items exactly once; 409 when the job is not IN_REVIEW or already decided. Repeating the same decision after a failure finishes it. Limited per firm (ledger-writing): 429 `RATE_LIMITED` with `Retry-After` when the firm is over its limit.
          */
         post: operations["completeReviewJobPrincipal"];
         delete?: never;
@@ -648,7 +651,7 @@ export interface paths {
         put?: never;
         /**
          * Escalate a job to senior sign-off (JOB_ESCALATED)
-         * @description ASSIGNED or IN_REVIEW -> ESCALATED by the assigned reviewer: the job leaves them (they are free for the next one) and waits in the escalation queue that LEAD_REVIEWERs and FIRM_ADMINs see. 403 when the job is not yours; 403 SUBMITTER_CANNOT_REVIEW when you submitted the job (four eyes: a job is never reviewed by its submitter). 409 in any other status.
+         * @description ASSIGNED or IN_REVIEW -> ESCALATED by the assigned reviewer: the job leaves them (they are free for the next one) and waits in the escalation queue that LEAD_REVIEWERs and FIRM_ADMINs see. 403 when the job is not yours; 403 SUBMITTER_CANNOT_REVIEW when you submitted the job (four eyes: a job is never reviewed by its submitter). 409 in any other status. Limited per firm (ledger-writing): 429 `RATE_LIMITED` with `Retry-After` when the firm is over its limit.
          */
         post: operations["escalateReviewJob"];
         delete?: never;
@@ -668,7 +671,7 @@ export interface paths {
         put?: never;
         /**
          * Escalate a job to senior sign-off (JOB_ESCALATED)
-         * @description ASSIGNED or IN_REVIEW -> ESCALATED by the assigned reviewer: the job leaves them (they are free for the next one) and waits in the escalation queue that LEAD_REVIEWERs and FIRM_ADMINs see. 403 when the job is not yours; 403 SUBMITTER_CANNOT_REVIEW when you submitted the job (four eyes: a job is never reviewed by its submitter). 409 in any other status.
+         * @description ASSIGNED or IN_REVIEW -> ESCALATED by the assigned reviewer: the job leaves them (they are free for the next one) and waits in the escalation queue that LEAD_REVIEWERs and FIRM_ADMINs see. 403 when the job is not yours; 403 SUBMITTER_CANNOT_REVIEW when you submitted the job (four eyes: a job is never reviewed by its submitter). 409 in any other status. Limited per firm (ledger-writing): 429 `RATE_LIMITED` with `Retry-After` when the firm is over its limit.
          */
         post: operations["escalateReviewJobPrincipal"];
         delete?: never;
@@ -732,7 +735,7 @@ export interface paths {
         put?: never;
         /**
          * Submit an uploaded document for human review
-         * @description Step two of a submission. The service reads the upload named by documentKey, hashes it (sha256: documentHash), copies it into the immutable ledger bucket (documentUrl) and commits the job (status QUEUED, slaDeadline submittedAt + 48 h) with its DOCUMENT_SUBMITTED ledger record; the upload is then consumed. Any vulnerability flag forces requiresSeniorSignOff. 403 when the firm's plan has no review services; 400 for an unknown document type; 409 IMPACT_ASSESSMENT_REQUIRED when enforceImpactAssessments is on, aiContext.model is given and no APPROVED impact assessment matches its provider and version; 404 DOCUMENT_NOT_FOUND when documentKey is not an uploaded document of the firm; 409 CONFLICT when a job was already submitted with documentKey (or, after a failed attempt, the upload's bytes changed); a failed attempt may be repeated with the same documentKey: it reuses the one immutable copy (the job id derives from the upload). 413 above 25 MiB; 422 when the document cannot be read. Routing never gives the job to the user who submitted it (four eyes): with nobody else free it waits QUEUED.
+         * @description Step two of a submission. The service reads the upload named by documentKey, hashes it (sha256: documentHash), copies it into the immutable ledger bucket (documentUrl) and commits the job (status QUEUED, slaDeadline submittedAt + 48 h) with its DOCUMENT_SUBMITTED ledger record; the upload is then consumed. Any vulnerability flag forces requiresSeniorSignOff. 403 when the firm's plan has no review services; 400 for an unknown document type; 409 IMPACT_ASSESSMENT_REQUIRED when enforceImpactAssessments is on, aiContext.model is given and no APPROVED impact assessment matches its provider and version; 404 DOCUMENT_NOT_FOUND when documentKey is not an uploaded document of the firm; 409 CONFLICT when a job was already submitted with documentKey (or, after a failed attempt, the upload's bytes changed); a failed attempt may be repeated with the same documentKey: it reuses the one immutable copy (the job id derives from the upload). 413 above 25 MiB; 422 when the document cannot be read. Routing never gives the job to the user who submitted it (four eyes): with nobody else free it waits QUEUED. Limited per firm (ledger-writing): 429 `RATE_LIMITED` with `Retry-After` when the firm is over its limit.
          */
         post: operations["submitReviewJob"];
         delete?: never;
@@ -756,7 +759,7 @@ export interface paths {
         put?: never;
         /**
          * Submit an uploaded document for human review
-         * @description Step two of a submission. The service reads the upload named by documentKey, hashes it (sha256: documentHash), copies it into the immutable ledger bucket (documentUrl) and commits the job (status QUEUED, slaDeadline submittedAt + 48 h) with its DOCUMENT_SUBMITTED ledger record; the upload is then consumed. Any vulnerability flag forces requiresSeniorSignOff. 403 when the firm's plan has no review services; 400 for an unknown document type; 409 IMPACT_ASSESSMENT_REQUIRED when enforceImpactAssessments is on, aiContext.model is given and no APPROVED impact assessment matches its provider and version; 404 DOCUMENT_NOT_FOUND when documentKey is not an uploaded document of the firm; 409 CONFLICT when a job was already submitted with documentKey (or, after a failed attempt, the upload's bytes changed); a failed attempt may be repeated with the same documentKey: it reuses the one immutable copy (the job id derives from the upload). 413 above 25 MiB; 422 when the document cannot be read. Routing never gives the job to the user who submitted it (four eyes): with nobody else free it waits QUEUED.
+         * @description Step two of a submission. The service reads the upload named by documentKey, hashes it (sha256: documentHash), copies it into the immutable ledger bucket (documentUrl) and commits the job (status QUEUED, slaDeadline submittedAt + 48 h) with its DOCUMENT_SUBMITTED ledger record; the upload is then consumed. Any vulnerability flag forces requiresSeniorSignOff. 403 when the firm's plan has no review services; 400 for an unknown document type; 409 IMPACT_ASSESSMENT_REQUIRED when enforceImpactAssessments is on, aiContext.model is given and no APPROVED impact assessment matches its provider and version; 404 DOCUMENT_NOT_FOUND when documentKey is not an uploaded document of the firm; 409 CONFLICT when a job was already submitted with documentKey (or, after a failed attempt, the upload's bytes changed); a failed attempt may be repeated with the same documentKey: it reuses the one immutable copy (the job id derives from the upload). 413 above 25 MiB; 422 when the document cannot be read. Routing never gives the job to the user who submitted it (four eyes): with nobody else free it waits QUEUED. Limited per firm (ledger-writing): 429 `RATE_LIMITED` with `Retry-After` when the firm is over its limit.
          */
         post: operations["submitReviewJobPrincipal"];
         delete?: never;
@@ -856,7 +859,7 @@ export interface paths {
         put?: never;
         /**
          * Start reviewing a job (REVIEW_STARTED)
-         * @description ASSIGNED -> IN_REVIEW by the assigned reviewer, or ESCALATED -> IN_REVIEW by a LEAD_REVIEWER or FIRM_ADMIN without an active job (the job becomes theirs). Writes REVIEW_STARTED. 403 when the job is not yours (or an escalated job and you are not senior); 403 SUBMITTER_CANNOT_REVIEW when you submitted the job (four eyes: a job is never reviewed by its submitter). 409 for any other status, or when you already have an active job; 404 for an unknown job.
+         * @description ASSIGNED -> IN_REVIEW by the assigned reviewer, or ESCALATED -> IN_REVIEW by a LEAD_REVIEWER or FIRM_ADMIN without an active job (the job becomes theirs). Writes REVIEW_STARTED. 403 when the job is not yours (or an escalated job and you are not senior); 403 SUBMITTER_CANNOT_REVIEW when you submitted the job (four eyes: a job is never reviewed by its submitter). 409 for any other status, or when you already have an active job; 404 for an unknown job. Limited per firm (ledger-writing): 429 `RATE_LIMITED` with `Retry-After` when the firm is over its limit.
          */
         post: operations["startReviewJob"];
         delete?: never;
@@ -876,7 +879,7 @@ export interface paths {
         put?: never;
         /**
          * Start reviewing a job (REVIEW_STARTED)
-         * @description ASSIGNED -> IN_REVIEW by the assigned reviewer, or ESCALATED -> IN_REVIEW by a LEAD_REVIEWER or FIRM_ADMIN without an active job (the job becomes theirs). Writes REVIEW_STARTED. 403 when the job is not yours (or an escalated job and you are not senior); 403 SUBMITTER_CANNOT_REVIEW when you submitted the job (four eyes: a job is never reviewed by its submitter). 409 for any other status, or when you already have an active job; 404 for an unknown job.
+         * @description ASSIGNED -> IN_REVIEW by the assigned reviewer, or ESCALATED -> IN_REVIEW by a LEAD_REVIEWER or FIRM_ADMIN without an active job (the job becomes theirs). Writes REVIEW_STARTED. 403 when the job is not yours (or an escalated job and you are not senior); 403 SUBMITTER_CANNOT_REVIEW when you submitted the job (four eyes: a job is never reviewed by its submitter). 409 for any other status, or when you already have an active job; 404 for an unknown job. Limited per firm (ledger-writing): 429 `RATE_LIMITED` with `Retry-After` when the firm is over its limit.
          */
         post: operations["startReviewJobPrincipal"];
         delete?: never;
@@ -921,7 +924,7 @@ export interface paths {
         put?: never;
         /**
          * Edit an impact assessment and/or move its status
-         * @description Moves: DRAFT -> PENDING_SIGNOFF; PENDING_SIGNOFF -> APPROVED, REJECTED or DRAFT; REJECTED -> DRAFT. Approval needs a signed-in LEAD_REVIEWER or FIRM_ADMIN (an API key or a REVIEWER: 403); it stamps signedOffAt and the signer, writes IMPACT_ASSESSMENT_APPROVED and sets ledgerRecordId in one transaction, and from then on the model it names passes the job-submission gate. APPROVED and SUPERSEDED assessments are immutable (409); a move the graph does not allow is 409; an unknown status is 400.
+         * @description Moves: DRAFT -> PENDING_SIGNOFF; PENDING_SIGNOFF -> APPROVED, REJECTED or DRAFT; REJECTED -> DRAFT. Approval needs a signed-in LEAD_REVIEWER or FIRM_ADMIN (an API key or a REVIEWER: 403); it stamps signedOffAt and the signer, writes IMPACT_ASSESSMENT_APPROVED and sets ledgerRecordId in one transaction, and from then on the model it names passes the job-submission gate. APPROVED and SUPERSEDED assessments are immutable (409); a move the graph does not allow is 409; an unknown status is 400. Limited per firm (ledger-writing): 429 `RATE_LIMITED` with `Retry-After` when the firm is over its limit.
          */
         post: operations["updateImpactAssessment"];
         delete?: never;
@@ -962,7 +965,7 @@ export interface paths {
         put?: never;
         /**
          * Log an incident (status OPEN); writes INCIDENT_LOGGED
-         * @description The incident and its INCIDENT_LOGGED record (snapshot: incidentId, title, severity, category, affected jobs and records, reportedAt) commit together. Affected jobs must be the firm's (400 otherwise).
+         * @description The incident and its INCIDENT_LOGGED record (snapshot: incidentId, title, severity, category, affected jobs and records, reportedAt) commit together. Affected jobs must be the firm's (400 otherwise). Limited per firm (ledger-writing): 429 `RATE_LIMITED` with `Retry-After` when the firm is over its limit.
          */
         post: operations["createIncident"];
         delete?: never;
@@ -1006,7 +1009,7 @@ export interface paths {
         put?: never;
         /**
          * Move an incident and/or set its root cause
-         * @description The first move to RESOLVED or CLOSED stamps resolvedAt and writes INCIDENT_RESOLVED once, atomically. resolvedAt cannot be sent (400). A move the graph does not allow, or any change to a CLOSED incident, is 409.
+         * @description The first move to RESOLVED or CLOSED stamps resolvedAt and writes INCIDENT_RESOLVED once, atomically. resolvedAt cannot be sent (400). A move the graph does not allow, or any change to a CLOSED incident, is 409. Limited per firm (ledger-writing): 429 `RATE_LIMITED` with `Retry-After` when the firm is over its limit.
          */
         post: operations["updateIncident"];
         delete?: never;
@@ -4160,6 +4163,10 @@ export interface operations {
             /** @description What was restored, or that nothing needed restoring */
             200: {
                 headers: {
+                    /** @description The firm's ledger-writing policy: `"firm-writes";q=<burst>;w=<seconds a drained bucket takes to refill>` */
+                    "RateLimit-Policy"?: string;
+                    /** @description The firm's ledger-writing limit now: `"firm-writes";r=<whole tokens left>;t=<seconds until the next token>` */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4169,6 +4176,10 @@ export interface operations {
             /** @description Invalid request (details lists the offending fields) */
             400: {
                 headers: {
+                    /** @description The firm's ledger-writing policy: `"firm-writes";q=<burst>;w=<seconds a drained bucket takes to refill>` */
+                    "RateLimit-Policy"?: string;
+                    /** @description The firm's ledger-writing limit now: `"firm-writes";r=<whole tokens left>;t=<seconds until the next token>` */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4196,6 +4207,10 @@ export interface operations {
             /** @description Not found (also for resources of another firm) */
             404: {
                 headers: {
+                    /** @description The firm's ledger-writing policy: `"firm-writes";q=<burst>;w=<seconds a drained bucket takes to refill>` */
+                    "RateLimit-Policy"?: string;
+                    /** @description The firm's ledger-writing limit now: `"firm-writes";r=<whole tokens left>;t=<seconds until the next token>` */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4205,6 +4220,10 @@ export interface operations {
             /** @description Conflict with the current state */
             409: {
                 headers: {
+                    /** @description The firm's ledger-writing policy: `"firm-writes";q=<burst>;w=<seconds a drained bucket takes to refill>` */
+                    "RateLimit-Policy"?: string;
+                    /** @description The firm's ledger-writing limit now: `"firm-writes";r=<whole tokens left>;t=<seconds until the next token>` */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4214,6 +4233,10 @@ export interface operations {
             /** @description The request body is too large (a JSON body: over 256 KiB) */
             413: {
                 headers: {
+                    /** @description The firm's ledger-writing policy: `"firm-writes";q=<burst>;w=<seconds a drained bucket takes to refill>` */
+                    "RateLimit-Policy"?: string;
+                    /** @description The firm's ledger-writing limit now: `"firm-writes";r=<whole tokens left>;t=<seconds until the next token>` */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4223,6 +4246,10 @@ export interface operations {
             /** @description The body was not sent as application/json (or a +json type) */
             415: {
                 headers: {
+                    /** @description The firm's ledger-writing policy: `"firm-writes";q=<burst>;w=<seconds a drained bucket takes to refill>` */
+                    "RateLimit-Policy"?: string;
+                    /** @description The firm's ledger-writing limit now: `"firm-writes";r=<whole tokens left>;t=<seconds until the next token>` */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4232,15 +4259,25 @@ export interface operations {
             /** @description UNPROCESSABLE: the answer would exceed 5 MiB, the platform's limit; narrow the request */
             422: {
                 headers: {
+                    /** @description The firm's ledger-writing policy: `"firm-writes";q=<burst>;w=<seconds a drained bucket takes to refill>` */
+                    "RateLimit-Policy"?: string;
+                    /** @description The firm's ledger-writing limit now: `"firm-writes";r=<whole tokens left>;t=<seconds until the next token>` */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests (stage throttling); retry with backoff */
+            /** @description The firm's ledger-writing limit is used up (`RATE_LIMITED`; nothing written), or stage throttling: retry after `Retry-After` seconds */
             429: {
                 headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description The firm's ledger-writing policy: `"firm-writes";q=<burst>;w=<seconds a drained bucket takes to refill>` */
+                    "RateLimit-Policy"?: string;
+                    /** @description The firm's ledger-writing limit now: `"firm-writes";r=<whole tokens left>;t=<seconds until the next token>` */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4250,6 +4287,10 @@ export interface operations {
             /** @description Internal error */
             500: {
                 headers: {
+                    /** @description The firm's ledger-writing policy: `"firm-writes";q=<burst>;w=<seconds a drained bucket takes to refill>` */
+                    "RateLimit-Policy"?: string;
+                    /** @description The firm's ledger-writing limit now: `"firm-writes";r=<whole tokens left>;t=<seconds until the next token>` */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4259,6 +4300,10 @@ export interface operations {
             /** @description The ledger or the signing quota is busy; nothing was written, retry after Retry-After seconds */
             503: {
                 headers: {
+                    /** @description The firm's ledger-writing policy: `"firm-writes";q=<burst>;w=<seconds a drained bucket takes to refill>` */
+                    "RateLimit-Policy"?: string;
+                    /** @description The firm's ledger-writing limit now: `"firm-writes";r=<whole tokens left>;t=<seconds until the next token>` */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4279,6 +4324,10 @@ export interface operations {
             /** @description The run and its result (complete, or in progress) */
             200: {
                 headers: {
+                    /** @description The firm's ledger-writing policy: `"firm-writes";q=<burst>;w=<seconds a drained bucket takes to refill>` */
+                    "RateLimit-Policy"?: string;
+                    /** @description The firm's ledger-writing limit now: `"firm-writes";r=<whole tokens left>;t=<seconds until the next token>` */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4306,6 +4355,10 @@ export interface operations {
             /** @description Conflict with the current state */
             409: {
                 headers: {
+                    /** @description The firm's ledger-writing policy: `"firm-writes";q=<burst>;w=<seconds a drained bucket takes to refill>` */
+                    "RateLimit-Policy"?: string;
+                    /** @description The firm's ledger-writing limit now: `"firm-writes";r=<whole tokens left>;t=<seconds until the next token>` */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4315,15 +4368,25 @@ export interface operations {
             /** @description UNPROCESSABLE: the answer would exceed 5 MiB, the platform's limit; narrow the request */
             422: {
                 headers: {
+                    /** @description The firm's ledger-writing policy: `"firm-writes";q=<burst>;w=<seconds a drained bucket takes to refill>` */
+                    "RateLimit-Policy"?: string;
+                    /** @description The firm's ledger-writing limit now: `"firm-writes";r=<whole tokens left>;t=<seconds until the next token>` */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests (stage throttling); retry with backoff */
+            /** @description The firm's ledger-writing limit is used up (`RATE_LIMITED`; nothing written), or stage throttling: retry after `Retry-After` seconds */
             429: {
                 headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description The firm's ledger-writing policy: `"firm-writes";q=<burst>;w=<seconds a drained bucket takes to refill>` */
+                    "RateLimit-Policy"?: string;
+                    /** @description The firm's ledger-writing limit now: `"firm-writes";r=<whole tokens left>;t=<seconds until the next token>` */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4333,6 +4396,10 @@ export interface operations {
             /** @description Internal error */
             500: {
                 headers: {
+                    /** @description The firm's ledger-writing policy: `"firm-writes";q=<burst>;w=<seconds a drained bucket takes to refill>` */
+                    "RateLimit-Policy"?: string;
+                    /** @description The firm's ledger-writing limit now: `"firm-writes";r=<whole tokens left>;t=<seconds until the next token>` */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4342,6 +4409,10 @@ export interface operations {
             /** @description The ledger or the signing quota is busy; nothing was written, retry after Retry-After seconds */
             503: {
                 headers: {
+                    /** @description The firm's ledger-writing policy: `"firm-writes";q=<burst>;w=<seconds a drained bucket takes to refill>` */
+                    "RateLimit-Policy"?: string;
+                    /** @description The firm's ledger-writing limit now: `"firm-writes";r=<whole tokens left>;t=<seconds until the next token>` */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4668,6 +4739,10 @@ export interface operations {
             /** @description Settings after the update */
             200: {
                 headers: {
+                    /** @description The firm's ledger-writing policy: `"firm-writes";q=<burst>;w=<seconds a drained bucket takes to refill>` */
+                    "RateLimit-Policy"?: string;
+                    /** @description The firm's ledger-writing limit now: `"firm-writes";r=<whole tokens left>;t=<seconds until the next token>` */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4677,6 +4752,10 @@ export interface operations {
             /** @description Invalid request (details lists the offending fields) */
             400: {
                 headers: {
+                    /** @description The firm's ledger-writing policy: `"firm-writes";q=<burst>;w=<seconds a drained bucket takes to refill>` */
+                    "RateLimit-Policy"?: string;
+                    /** @description The firm's ledger-writing limit now: `"firm-writes";r=<whole tokens left>;t=<seconds until the next token>` */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4704,6 +4783,10 @@ export interface operations {
             /** @description Conflict with the current state */
             409: {
                 headers: {
+                    /** @description The firm's ledger-writing policy: `"firm-writes";q=<burst>;w=<seconds a drained bucket takes to refill>` */
+                    "RateLimit-Policy"?: string;
+                    /** @description The firm's ledger-writing limit now: `"firm-writes";r=<whole tokens left>;t=<seconds until the next token>` */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4713,6 +4796,10 @@ export interface operations {
             /** @description The request body is too large (a JSON body: over 256 KiB) */
             413: {
                 headers: {
+                    /** @description The firm's ledger-writing policy: `"firm-writes";q=<burst>;w=<seconds a drained bucket takes to refill>` */
+                    "RateLimit-Policy"?: string;
+                    /** @description The firm's ledger-writing limit now: `"firm-writes";r=<whole tokens left>;t=<seconds until the next token>` */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4722,6 +4809,10 @@ export interface operations {
             /** @description The body was not sent as application/json (or a +json type) */
             415: {
                 headers: {
+                    /** @description The firm's ledger-writing policy: `"firm-writes";q=<burst>;w=<seconds a drained bucket takes to refill>` */
+                    "RateLimit-Policy"?: string;
+                    /** @description The firm's ledger-writing limit now: `"firm-writes";r=<whole tokens left>;t=<seconds until the next token>` */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4731,15 +4822,25 @@ export interface operations {
             /** @description UNPROCESSABLE: the answer would exceed 5 MiB, the platform's limit; narrow the request */
             422: {
                 headers: {
+                    /** @description The firm's ledger-writing policy: `"firm-writes";q=<burst>;w=<seconds a drained bucket takes to refill>` */
+                    "RateLimit-Policy"?: string;
+                    /** @description The firm's ledger-writing limit now: `"firm-writes";r=<whole tokens left>;t=<seconds until the next token>` */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests (stage throttling); retry with backoff */
+            /** @description The firm's ledger-writing limit is used up (`RATE_LIMITED`; nothing written), or stage throttling: retry after `Retry-After` seconds */
             429: {
                 headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description The firm's ledger-writing policy: `"firm-writes";q=<burst>;w=<seconds a drained bucket takes to refill>` */
+                    "RateLimit-Policy"?: string;
+                    /** @description The firm's ledger-writing limit now: `"firm-writes";r=<whole tokens left>;t=<seconds until the next token>` */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4749,6 +4850,10 @@ export interface operations {
             /** @description Internal error */
             500: {
                 headers: {
+                    /** @description The firm's ledger-writing policy: `"firm-writes";q=<burst>;w=<seconds a drained bucket takes to refill>` */
+                    "RateLimit-Policy"?: string;
+                    /** @description The firm's ledger-writing limit now: `"firm-writes";r=<whole tokens left>;t=<seconds until the next token>` */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4758,6 +4863,10 @@ export interface operations {
             /** @description The ledger or the signing quota is busy; nothing was written, retry after Retry-After seconds */
             503: {
                 headers: {
+                    /** @description The firm's ledger-writing policy: `"firm-writes";q=<burst>;w=<seconds a drained bucket takes to refill>` */
+                    "RateLimit-Policy"?: string;
+                    /** @description The firm's ledger-writing limit now: `"firm-writes";r=<whole tokens left>;t=<seconds until the next token>` */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5797,6 +5906,10 @@ export interface operations {
             /** @description The completed job */
             200: {
                 headers: {
+                    /** @description The firm's ledger-writing policy: `"firm-writes";q=<burst>;w=<seconds a drained bucket takes to refill>` */
+                    "RateLimit-Policy"?: string;
+                    /** @description The firm's ledger-writing limit now: `"firm-writes";r=<whole tokens left>;t=<seconds until the next token>` */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5806,6 +5919,10 @@ export interface operations {
             /** @description Invalid request (details lists the offending fields) */
             400: {
                 headers: {
+                    /** @description The firm's ledger-writing policy: `"firm-writes";q=<burst>;w=<seconds a drained bucket takes to refill>` */
+                    "RateLimit-Policy"?: string;
+                    /** @description The firm's ledger-writing limit now: `"firm-writes";r=<whole tokens left>;t=<seconds until the next token>` */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5833,6 +5950,10 @@ export interface operations {
             /** @description Not found (also for resources of another firm) */
             404: {
                 headers: {
+                    /** @description The firm's ledger-writing policy: `"firm-writes";q=<burst>;w=<seconds a drained bucket takes to refill>` */
+                    "RateLimit-Policy"?: string;
+                    /** @description The firm's ledger-writing limit now: `"firm-writes";r=<whole tokens left>;t=<seconds until the next token>` */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5842,6 +5963,10 @@ export interface operations {
             /** @description Conflict with the current state */
             409: {
                 headers: {
+                    /** @description The firm's ledger-writing policy: `"firm-writes";q=<burst>;w=<seconds a drained bucket takes to refill>` */
+                    "RateLimit-Policy"?: string;
+                    /** @description The firm's ledger-writing limit now: `"firm-writes";r=<whole tokens left>;t=<seconds until the next token>` */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5851,6 +5976,10 @@ export interface operations {
             /** @description The request body is too large (a JSON body: over 256 KiB) */
             413: {
                 headers: {
+                    /** @description The firm's ledger-writing policy: `"firm-writes";q=<burst>;w=<seconds a drained bucket takes to refill>` */
+                    "RateLimit-Policy"?: string;
+                    /** @description The firm's ledger-writing limit now: `"firm-writes";r=<whole tokens left>;t=<seconds until the next token>` */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5860,6 +5989,10 @@ export interface operations {
             /** @description The body was not sent as application/json (or a +json type) */
             415: {
                 headers: {
+                    /** @description The firm's ledger-writing policy: `"firm-writes";q=<burst>;w=<seconds a drained bucket takes to refill>` */
+                    "RateLimit-Policy"?: string;
+                    /** @description The firm's ledger-writing limit now: `"firm-writes";r=<whole tokens left>;t=<seconds until the next token>` */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5869,15 +6002,25 @@ export interface operations {
             /** @description UNPROCESSABLE: the answer would exceed 5 MiB, the platform's limit; narrow the request */
             422: {
                 headers: {
+                    /** @description The firm's ledger-writing policy: `"firm-writes";q=<burst>;w=<seconds a drained bucket takes to refill>` */
+                    "RateLimit-Policy"?: string;
+                    /** @description The firm's ledger-writing limit now: `"firm-writes";r=<whole tokens left>;t=<seconds until the next token>` */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests (stage throttling); retry with backoff */
+            /** @description The firm's ledger-writing limit is used up (`RATE_LIMITED`; nothing written), or stage throttling: retry after `Retry-After` seconds */
             429: {
                 headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description The firm's ledger-writing policy: `"firm-writes";q=<burst>;w=<seconds a drained bucket takes to refill>` */
+                    "RateLimit-Policy"?: string;
+                    /** @description The firm's ledger-writing limit now: `"firm-writes";r=<whole tokens left>;t=<seconds until the next token>` */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5887,6 +6030,10 @@ export interface operations {
             /** @description Internal error */
             500: {
                 headers: {
+                    /** @description The firm's ledger-writing policy: `"firm-writes";q=<burst>;w=<seconds a drained bucket takes to refill>` */
+                    "RateLimit-Policy"?: string;
+                    /** @description The firm's ledger-writing limit now: `"firm-writes";r=<whole tokens left>;t=<seconds until the next token>` */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5896,6 +6043,10 @@ export interface operations {
             /** @description The ledger or the signing quota is busy; nothing was written, retry after Retry-After seconds */
             503: {
                 headers: {
+                    /** @description The firm's ledger-writing policy: `"firm-writes";q=<burst>;w=<seconds a drained bucket takes to refill>` */
+                    "RateLimit-Policy"?: string;
+                    /** @description The firm's ledger-writing limit now: `"firm-writes";r=<whole tokens left>;t=<seconds until the next token>` */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5922,6 +6073,10 @@ export interface operations {
             /** @description The completed job */
             200: {
                 headers: {
+                    /** @description The firm's ledger-writing policy: `"firm-writes";q=<burst>;w=<seconds a drained bucket takes to refill>` */
+                    "RateLimit-Policy"?: string;
+                    /** @description The firm's ledger-writing limit now: `"firm-writes";r=<whole tokens left>;t=<seconds until the next token>` */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5931,6 +6086,10 @@ export interface operations {
             /** @description Invalid request (details lists the offending fields) */
             400: {
                 headers: {
+                    /** @description The firm's ledger-writing policy: `"firm-writes";q=<burst>;w=<seconds a drained bucket takes to refill>` */
+                    "RateLimit-Policy"?: string;
+                    /** @description The firm's ledger-writing limit now: `"firm-writes";r=<whole tokens left>;t=<seconds until the next token>` */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5958,6 +6117,10 @@ export interface operations {
             /** @description Not found (also for resources of another firm) */
             404: {
                 headers: {
+                    /** @description The firm's ledger-writing policy: `"firm-writes";q=<burst>;w=<seconds a drained bucket takes to refill>` */
+                    "RateLimit-Policy"?: string;
+                    /** @description The firm's ledger-writing limit now: `"firm-writes";r=<whole tokens left>;t=<seconds until the next token>` */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5967,6 +6130,10 @@ export interface operations {
             /** @description Conflict with the current state */
             409: {
                 headers: {
+                    /** @description The firm's ledger-writing policy: `"firm-writes";q=<burst>;w=<seconds a drained bucket takes to refill>` */
+                    "RateLimit-Policy"?: string;
+                    /** @description The firm's ledger-writing limit now: `"firm-writes";r=<whole tokens left>;t=<seconds until the next token>` */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5976,6 +6143,10 @@ export interface operations {
             /** @description The request body is too large (a JSON body: over 256 KiB) */
             413: {
                 headers: {
+                    /** @description The firm's ledger-writing policy: `"firm-writes";q=<burst>;w=<seconds a drained bucket takes to refill>` */
+                    "RateLimit-Policy"?: string;
+                    /** @description The firm's ledger-writing limit now: `"firm-writes";r=<whole tokens left>;t=<seconds until the next token>` */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5985,6 +6156,10 @@ export interface operations {
             /** @description The body was not sent as application/json (or a +json type) */
             415: {
                 headers: {
+                    /** @description The firm's ledger-writing policy: `"firm-writes";q=<burst>;w=<seconds a drained bucket takes to refill>` */
+                    "RateLimit-Policy"?: string;
+                    /** @description The firm's ledger-writing limit now: `"firm-writes";r=<whole tokens left>;t=<seconds until the next token>` */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5994,15 +6169,25 @@ export interface operations {
             /** @description UNPROCESSABLE: the answer would exceed 5 MiB, the platform's limit; narrow the request */
             422: {
                 headers: {
+                    /** @description The firm's ledger-writing policy: `"firm-writes";q=<burst>;w=<seconds a drained bucket takes to refill>` */
+                    "RateLimit-Policy"?: string;
+                    /** @description The firm's ledger-writing limit now: `"firm-writes";r=<whole tokens left>;t=<seconds until the next token>` */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests (stage throttling); retry with backoff */
+            /** @description The firm's ledger-writing limit is used up (`RATE_LIMITED`; nothing written), or stage throttling: retry after `Retry-After` seconds */
             429: {
                 headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description The firm's ledger-writing policy: `"firm-writes";q=<burst>;w=<seconds a drained bucket takes to refill>` */
+                    "RateLimit-Policy"?: string;
+                    /** @description The firm's ledger-writing limit now: `"firm-writes";r=<whole tokens left>;t=<seconds until the next token>` */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6012,6 +6197,10 @@ export interface operations {
             /** @description Internal error */
             500: {
                 headers: {
+                    /** @description The firm's ledger-writing policy: `"firm-writes";q=<burst>;w=<seconds a drained bucket takes to refill>` */
+                    "RateLimit-Policy"?: string;
+                    /** @description The firm's ledger-writing limit now: `"firm-writes";r=<whole tokens left>;t=<seconds until the next token>` */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6021,6 +6210,10 @@ export interface operations {
             /** @description The ledger or the signing quota is busy; nothing was written, retry after Retry-After seconds */
             503: {
                 headers: {
+                    /** @description The firm's ledger-writing policy: `"firm-writes";q=<burst>;w=<seconds a drained bucket takes to refill>` */
+                    "RateLimit-Policy"?: string;
+                    /** @description The firm's ledger-writing limit now: `"firm-writes";r=<whole tokens left>;t=<seconds until the next token>` */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6275,6 +6468,10 @@ export interface operations {
             /** @description The job, ESCALATED */
             200: {
                 headers: {
+                    /** @description The firm's ledger-writing policy: `"firm-writes";q=<burst>;w=<seconds a drained bucket takes to refill>` */
+                    "RateLimit-Policy"?: string;
+                    /** @description The firm's ledger-writing limit now: `"firm-writes";r=<whole tokens left>;t=<seconds until the next token>` */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6284,6 +6481,10 @@ export interface operations {
             /** @description Invalid request (details lists the offending fields) */
             400: {
                 headers: {
+                    /** @description The firm's ledger-writing policy: `"firm-writes";q=<burst>;w=<seconds a drained bucket takes to refill>` */
+                    "RateLimit-Policy"?: string;
+                    /** @description The firm's ledger-writing limit now: `"firm-writes";r=<whole tokens left>;t=<seconds until the next token>` */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6311,6 +6512,10 @@ export interface operations {
             /** @description Not found (also for resources of another firm) */
             404: {
                 headers: {
+                    /** @description The firm's ledger-writing policy: `"firm-writes";q=<burst>;w=<seconds a drained bucket takes to refill>` */
+                    "RateLimit-Policy"?: string;
+                    /** @description The firm's ledger-writing limit now: `"firm-writes";r=<whole tokens left>;t=<seconds until the next token>` */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6320,6 +6525,10 @@ export interface operations {
             /** @description Conflict with the current state */
             409: {
                 headers: {
+                    /** @description The firm's ledger-writing policy: `"firm-writes";q=<burst>;w=<seconds a drained bucket takes to refill>` */
+                    "RateLimit-Policy"?: string;
+                    /** @description The firm's ledger-writing limit now: `"firm-writes";r=<whole tokens left>;t=<seconds until the next token>` */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6329,6 +6538,10 @@ export interface operations {
             /** @description The request body is too large (a JSON body: over 256 KiB) */
             413: {
                 headers: {
+                    /** @description The firm's ledger-writing policy: `"firm-writes";q=<burst>;w=<seconds a drained bucket takes to refill>` */
+                    "RateLimit-Policy"?: string;
+                    /** @description The firm's ledger-writing limit now: `"firm-writes";r=<whole tokens left>;t=<seconds until the next token>` */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6338,6 +6551,10 @@ export interface operations {
             /** @description The body was not sent as application/json (or a +json type) */
             415: {
                 headers: {
+                    /** @description The firm's ledger-writing policy: `"firm-writes";q=<burst>;w=<seconds a drained bucket takes to refill>` */
+                    "RateLimit-Policy"?: string;
+                    /** @description The firm's ledger-writing limit now: `"firm-writes";r=<whole tokens left>;t=<seconds until the next token>` */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6347,15 +6564,25 @@ export interface operations {
             /** @description UNPROCESSABLE: the answer would exceed 5 MiB, the platform's limit; narrow the request */
             422: {
                 headers: {
+                    /** @description The firm's ledger-writing policy: `"firm-writes";q=<burst>;w=<seconds a drained bucket takes to refill>` */
+                    "RateLimit-Policy"?: string;
+                    /** @description The firm's ledger-writing limit now: `"firm-writes";r=<whole tokens left>;t=<seconds until the next token>` */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests (stage throttling); retry with backoff */
+            /** @description The firm's ledger-writing limit is used up (`RATE_LIMITED`; nothing written), or stage throttling: retry after `Retry-After` seconds */
             429: {
                 headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description The firm's ledger-writing policy: `"firm-writes";q=<burst>;w=<seconds a drained bucket takes to refill>` */
+                    "RateLimit-Policy"?: string;
+                    /** @description The firm's ledger-writing limit now: `"firm-writes";r=<whole tokens left>;t=<seconds until the next token>` */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6365,6 +6592,10 @@ export interface operations {
             /** @description Internal error */
             500: {
                 headers: {
+                    /** @description The firm's ledger-writing policy: `"firm-writes";q=<burst>;w=<seconds a drained bucket takes to refill>` */
+                    "RateLimit-Policy"?: string;
+                    /** @description The firm's ledger-writing limit now: `"firm-writes";r=<whole tokens left>;t=<seconds until the next token>` */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6374,6 +6605,10 @@ export interface operations {
             /** @description The ledger or the signing quota is busy; nothing was written, retry after Retry-After seconds */
             503: {
                 headers: {
+                    /** @description The firm's ledger-writing policy: `"firm-writes";q=<burst>;w=<seconds a drained bucket takes to refill>` */
+                    "RateLimit-Policy"?: string;
+                    /** @description The firm's ledger-writing limit now: `"firm-writes";r=<whole tokens left>;t=<seconds until the next token>` */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6400,6 +6635,10 @@ export interface operations {
             /** @description The job, ESCALATED */
             200: {
                 headers: {
+                    /** @description The firm's ledger-writing policy: `"firm-writes";q=<burst>;w=<seconds a drained bucket takes to refill>` */
+                    "RateLimit-Policy"?: string;
+                    /** @description The firm's ledger-writing limit now: `"firm-writes";r=<whole tokens left>;t=<seconds until the next token>` */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6409,6 +6648,10 @@ export interface operations {
             /** @description Invalid request (details lists the offending fields) */
             400: {
                 headers: {
+                    /** @description The firm's ledger-writing policy: `"firm-writes";q=<burst>;w=<seconds a drained bucket takes to refill>` */
+                    "RateLimit-Policy"?: string;
+                    /** @description The firm's ledger-writing limit now: `"firm-writes";r=<whole tokens left>;t=<seconds until the next token>` */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6436,6 +6679,10 @@ export interface operations {
             /** @description Not found (also for resources of another firm) */
             404: {
                 headers: {
+                    /** @description The firm's ledger-writing policy: `"firm-writes";q=<burst>;w=<seconds a drained bucket takes to refill>` */
+                    "RateLimit-Policy"?: string;
+                    /** @description The firm's ledger-writing limit now: `"firm-writes";r=<whole tokens left>;t=<seconds until the next token>` */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6445,6 +6692,10 @@ export interface operations {
             /** @description Conflict with the current state */
             409: {
                 headers: {
+                    /** @description The firm's ledger-writing policy: `"firm-writes";q=<burst>;w=<seconds a drained bucket takes to refill>` */
+                    "RateLimit-Policy"?: string;
+                    /** @description The firm's ledger-writing limit now: `"firm-writes";r=<whole tokens left>;t=<seconds until the next token>` */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6454,6 +6705,10 @@ export interface operations {
             /** @description The request body is too large (a JSON body: over 256 KiB) */
             413: {
                 headers: {
+                    /** @description The firm's ledger-writing policy: `"firm-writes";q=<burst>;w=<seconds a drained bucket takes to refill>` */
+                    "RateLimit-Policy"?: string;
+                    /** @description The firm's ledger-writing limit now: `"firm-writes";r=<whole tokens left>;t=<seconds until the next token>` */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6463,6 +6718,10 @@ export interface operations {
             /** @description The body was not sent as application/json (or a +json type) */
             415: {
                 headers: {
+                    /** @description The firm's ledger-writing policy: `"firm-writes";q=<burst>;w=<seconds a drained bucket takes to refill>` */
+                    "RateLimit-Policy"?: string;
+                    /** @description The firm's ledger-writing limit now: `"firm-writes";r=<whole tokens left>;t=<seconds until the next token>` */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6472,15 +6731,25 @@ export interface operations {
             /** @description UNPROCESSABLE: the answer would exceed 5 MiB, the platform's limit; narrow the request */
             422: {
                 headers: {
+                    /** @description The firm's ledger-writing policy: `"firm-writes";q=<burst>;w=<seconds a drained bucket takes to refill>` */
+                    "RateLimit-Policy"?: string;
+                    /** @description The firm's ledger-writing limit now: `"firm-writes";r=<whole tokens left>;t=<seconds until the next token>` */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests (stage throttling); retry with backoff */
+            /** @description The firm's ledger-writing limit is used up (`RATE_LIMITED`; nothing written), or stage throttling: retry after `Retry-After` seconds */
             429: {
                 headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description The firm's ledger-writing policy: `"firm-writes";q=<burst>;w=<seconds a drained bucket takes to refill>` */
+                    "RateLimit-Policy"?: string;
+                    /** @description The firm's ledger-writing limit now: `"firm-writes";r=<whole tokens left>;t=<seconds until the next token>` */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6490,6 +6759,10 @@ export interface operations {
             /** @description Internal error */
             500: {
                 headers: {
+                    /** @description The firm's ledger-writing policy: `"firm-writes";q=<burst>;w=<seconds a drained bucket takes to refill>` */
+                    "RateLimit-Policy"?: string;
+                    /** @description The firm's ledger-writing limit now: `"firm-writes";r=<whole tokens left>;t=<seconds until the next token>` */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6499,6 +6772,10 @@ export interface operations {
             /** @description The ledger or the signing quota is busy; nothing was written, retry after Retry-After seconds */
             503: {
                 headers: {
+                    /** @description The firm's ledger-writing policy: `"firm-writes";q=<burst>;w=<seconds a drained bucket takes to refill>` */
+                    "RateLimit-Policy"?: string;
+                    /** @description The firm's ledger-writing limit now: `"firm-writes";r=<whole tokens left>;t=<seconds until the next token>` */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6814,6 +7091,10 @@ export interface operations {
             /** @description The queued job */
             201: {
                 headers: {
+                    /** @description The firm's ledger-writing policy: `"firm-writes";q=<burst>;w=<seconds a drained bucket takes to refill>` */
+                    "RateLimit-Policy"?: string;
+                    /** @description The firm's ledger-writing limit now: `"firm-writes";r=<whole tokens left>;t=<seconds until the next token>` */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6823,6 +7104,10 @@ export interface operations {
             /** @description Invalid request (details lists the offending fields) */
             400: {
                 headers: {
+                    /** @description The firm's ledger-writing policy: `"firm-writes";q=<burst>;w=<seconds a drained bucket takes to refill>` */
+                    "RateLimit-Policy"?: string;
+                    /** @description The firm's ledger-writing limit now: `"firm-writes";r=<whole tokens left>;t=<seconds until the next token>` */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6850,6 +7135,10 @@ export interface operations {
             /** @description DOCUMENT_NOT_FOUND: documentKey is not an uploaded document of the firm */
             404: {
                 headers: {
+                    /** @description The firm's ledger-writing policy: `"firm-writes";q=<burst>;w=<seconds a drained bucket takes to refill>` */
+                    "RateLimit-Policy"?: string;
+                    /** @description The firm's ledger-writing limit now: `"firm-writes";r=<whole tokens left>;t=<seconds until the next token>` */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6859,6 +7148,10 @@ export interface operations {
             /** @description Conflict with the current state */
             409: {
                 headers: {
+                    /** @description The firm's ledger-writing policy: `"firm-writes";q=<burst>;w=<seconds a drained bucket takes to refill>` */
+                    "RateLimit-Policy"?: string;
+                    /** @description The firm's ledger-writing limit now: `"firm-writes";r=<whole tokens left>;t=<seconds until the next token>` */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6868,6 +7161,10 @@ export interface operations {
             /** @description PAYLOAD_TOO_LARGE: the request body is over 256 KiB, or the document over 25 MiB */
             413: {
                 headers: {
+                    /** @description The firm's ledger-writing policy: `"firm-writes";q=<burst>;w=<seconds a drained bucket takes to refill>` */
+                    "RateLimit-Policy"?: string;
+                    /** @description The firm's ledger-writing limit now: `"firm-writes";r=<whole tokens left>;t=<seconds until the next token>` */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6877,6 +7174,10 @@ export interface operations {
             /** @description The body was not sent as application/json (or a +json type) */
             415: {
                 headers: {
+                    /** @description The firm's ledger-writing policy: `"firm-writes";q=<burst>;w=<seconds a drained bucket takes to refill>` */
+                    "RateLimit-Policy"?: string;
+                    /** @description The firm's ledger-writing limit now: `"firm-writes";r=<whole tokens left>;t=<seconds until the next token>` */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6886,15 +7187,25 @@ export interface operations {
             /** @description UNPROCESSABLE: the document could not be read from storage; retry */
             422: {
                 headers: {
+                    /** @description The firm's ledger-writing policy: `"firm-writes";q=<burst>;w=<seconds a drained bucket takes to refill>` */
+                    "RateLimit-Policy"?: string;
+                    /** @description The firm's ledger-writing limit now: `"firm-writes";r=<whole tokens left>;t=<seconds until the next token>` */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests (stage throttling); retry with backoff */
+            /** @description The firm's ledger-writing limit is used up (`RATE_LIMITED`; nothing written), or stage throttling: retry after `Retry-After` seconds */
             429: {
                 headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description The firm's ledger-writing policy: `"firm-writes";q=<burst>;w=<seconds a drained bucket takes to refill>` */
+                    "RateLimit-Policy"?: string;
+                    /** @description The firm's ledger-writing limit now: `"firm-writes";r=<whole tokens left>;t=<seconds until the next token>` */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6904,6 +7215,10 @@ export interface operations {
             /** @description Internal error */
             500: {
                 headers: {
+                    /** @description The firm's ledger-writing policy: `"firm-writes";q=<burst>;w=<seconds a drained bucket takes to refill>` */
+                    "RateLimit-Policy"?: string;
+                    /** @description The firm's ledger-writing limit now: `"firm-writes";r=<whole tokens left>;t=<seconds until the next token>` */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6913,6 +7228,10 @@ export interface operations {
             /** @description The ledger or the signing quota is busy; nothing was written, retry after Retry-After seconds */
             503: {
                 headers: {
+                    /** @description The firm's ledger-writing policy: `"firm-writes";q=<burst>;w=<seconds a drained bucket takes to refill>` */
+                    "RateLimit-Policy"?: string;
+                    /** @description The firm's ledger-writing limit now: `"firm-writes";r=<whole tokens left>;t=<seconds until the next token>` */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7058,6 +7377,10 @@ export interface operations {
             /** @description The queued job */
             201: {
                 headers: {
+                    /** @description The firm's ledger-writing policy: `"firm-writes";q=<burst>;w=<seconds a drained bucket takes to refill>` */
+                    "RateLimit-Policy"?: string;
+                    /** @description The firm's ledger-writing limit now: `"firm-writes";r=<whole tokens left>;t=<seconds until the next token>` */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7067,6 +7390,10 @@ export interface operations {
             /** @description Invalid request (details lists the offending fields) */
             400: {
                 headers: {
+                    /** @description The firm's ledger-writing policy: `"firm-writes";q=<burst>;w=<seconds a drained bucket takes to refill>` */
+                    "RateLimit-Policy"?: string;
+                    /** @description The firm's ledger-writing limit now: `"firm-writes";r=<whole tokens left>;t=<seconds until the next token>` */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7094,6 +7421,10 @@ export interface operations {
             /** @description DOCUMENT_NOT_FOUND: documentKey is not an uploaded document of the firm */
             404: {
                 headers: {
+                    /** @description The firm's ledger-writing policy: `"firm-writes";q=<burst>;w=<seconds a drained bucket takes to refill>` */
+                    "RateLimit-Policy"?: string;
+                    /** @description The firm's ledger-writing limit now: `"firm-writes";r=<whole tokens left>;t=<seconds until the next token>` */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7103,6 +7434,10 @@ export interface operations {
             /** @description Conflict with the current state */
             409: {
                 headers: {
+                    /** @description The firm's ledger-writing policy: `"firm-writes";q=<burst>;w=<seconds a drained bucket takes to refill>` */
+                    "RateLimit-Policy"?: string;
+                    /** @description The firm's ledger-writing limit now: `"firm-writes";r=<whole tokens left>;t=<seconds until the next token>` */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7112,6 +7447,10 @@ export interface operations {
             /** @description PAYLOAD_TOO_LARGE: the request body is over 256 KiB, or the document over 25 MiB */
             413: {
                 headers: {
+                    /** @description The firm's ledger-writing policy: `"firm-writes";q=<burst>;w=<seconds a drained bucket takes to refill>` */
+                    "RateLimit-Policy"?: string;
+                    /** @description The firm's ledger-writing limit now: `"firm-writes";r=<whole tokens left>;t=<seconds until the next token>` */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7121,6 +7460,10 @@ export interface operations {
             /** @description The body was not sent as application/json (or a +json type) */
             415: {
                 headers: {
+                    /** @description The firm's ledger-writing policy: `"firm-writes";q=<burst>;w=<seconds a drained bucket takes to refill>` */
+                    "RateLimit-Policy"?: string;
+                    /** @description The firm's ledger-writing limit now: `"firm-writes";r=<whole tokens left>;t=<seconds until the next token>` */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7130,15 +7473,25 @@ export interface operations {
             /** @description UNPROCESSABLE: the document could not be read from storage; retry */
             422: {
                 headers: {
+                    /** @description The firm's ledger-writing policy: `"firm-writes";q=<burst>;w=<seconds a drained bucket takes to refill>` */
+                    "RateLimit-Policy"?: string;
+                    /** @description The firm's ledger-writing limit now: `"firm-writes";r=<whole tokens left>;t=<seconds until the next token>` */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests (stage throttling); retry with backoff */
+            /** @description The firm's ledger-writing limit is used up (`RATE_LIMITED`; nothing written), or stage throttling: retry after `Retry-After` seconds */
             429: {
                 headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description The firm's ledger-writing policy: `"firm-writes";q=<burst>;w=<seconds a drained bucket takes to refill>` */
+                    "RateLimit-Policy"?: string;
+                    /** @description The firm's ledger-writing limit now: `"firm-writes";r=<whole tokens left>;t=<seconds until the next token>` */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7148,6 +7501,10 @@ export interface operations {
             /** @description Internal error */
             500: {
                 headers: {
+                    /** @description The firm's ledger-writing policy: `"firm-writes";q=<burst>;w=<seconds a drained bucket takes to refill>` */
+                    "RateLimit-Policy"?: string;
+                    /** @description The firm's ledger-writing limit now: `"firm-writes";r=<whole tokens left>;t=<seconds until the next token>` */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7157,6 +7514,10 @@ export interface operations {
             /** @description The ledger or the signing quota is busy; nothing was written, retry after Retry-After seconds */
             503: {
                 headers: {
+                    /** @description The firm's ledger-writing policy: `"firm-writes";q=<burst>;w=<seconds a drained bucket takes to refill>` */
+                    "RateLimit-Policy"?: string;
+                    /** @description The firm's ledger-writing limit now: `"firm-writes";r=<whole tokens left>;t=<seconds until the next token>` */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7547,6 +7908,10 @@ export interface operations {
             /** @description The job, IN_REVIEW */
             200: {
                 headers: {
+                    /** @description The firm's ledger-writing policy: `"firm-writes";q=<burst>;w=<seconds a drained bucket takes to refill>` */
+                    "RateLimit-Policy"?: string;
+                    /** @description The firm's ledger-writing limit now: `"firm-writes";r=<whole tokens left>;t=<seconds until the next token>` */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7556,6 +7921,10 @@ export interface operations {
             /** @description Invalid request (details lists the offending fields) */
             400: {
                 headers: {
+                    /** @description The firm's ledger-writing policy: `"firm-writes";q=<burst>;w=<seconds a drained bucket takes to refill>` */
+                    "RateLimit-Policy"?: string;
+                    /** @description The firm's ledger-writing limit now: `"firm-writes";r=<whole tokens left>;t=<seconds until the next token>` */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7583,6 +7952,10 @@ export interface operations {
             /** @description Not found (also for resources of another firm) */
             404: {
                 headers: {
+                    /** @description The firm's ledger-writing policy: `"firm-writes";q=<burst>;w=<seconds a drained bucket takes to refill>` */
+                    "RateLimit-Policy"?: string;
+                    /** @description The firm's ledger-writing limit now: `"firm-writes";r=<whole tokens left>;t=<seconds until the next token>` */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7592,6 +7965,10 @@ export interface operations {
             /** @description Conflict with the current state */
             409: {
                 headers: {
+                    /** @description The firm's ledger-writing policy: `"firm-writes";q=<burst>;w=<seconds a drained bucket takes to refill>` */
+                    "RateLimit-Policy"?: string;
+                    /** @description The firm's ledger-writing limit now: `"firm-writes";r=<whole tokens left>;t=<seconds until the next token>` */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7601,15 +7978,25 @@ export interface operations {
             /** @description UNPROCESSABLE: the answer would exceed 5 MiB, the platform's limit; narrow the request */
             422: {
                 headers: {
+                    /** @description The firm's ledger-writing policy: `"firm-writes";q=<burst>;w=<seconds a drained bucket takes to refill>` */
+                    "RateLimit-Policy"?: string;
+                    /** @description The firm's ledger-writing limit now: `"firm-writes";r=<whole tokens left>;t=<seconds until the next token>` */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests (stage throttling); retry with backoff */
+            /** @description The firm's ledger-writing limit is used up (`RATE_LIMITED`; nothing written), or stage throttling: retry after `Retry-After` seconds */
             429: {
                 headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description The firm's ledger-writing policy: `"firm-writes";q=<burst>;w=<seconds a drained bucket takes to refill>` */
+                    "RateLimit-Policy"?: string;
+                    /** @description The firm's ledger-writing limit now: `"firm-writes";r=<whole tokens left>;t=<seconds until the next token>` */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7619,6 +8006,10 @@ export interface operations {
             /** @description Internal error */
             500: {
                 headers: {
+                    /** @description The firm's ledger-writing policy: `"firm-writes";q=<burst>;w=<seconds a drained bucket takes to refill>` */
+                    "RateLimit-Policy"?: string;
+                    /** @description The firm's ledger-writing limit now: `"firm-writes";r=<whole tokens left>;t=<seconds until the next token>` */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7628,6 +8019,10 @@ export interface operations {
             /** @description The ledger or the signing quota is busy; nothing was written, retry after Retry-After seconds */
             503: {
                 headers: {
+                    /** @description The firm's ledger-writing policy: `"firm-writes";q=<burst>;w=<seconds a drained bucket takes to refill>` */
+                    "RateLimit-Policy"?: string;
+                    /** @description The firm's ledger-writing limit now: `"firm-writes";r=<whole tokens left>;t=<seconds until the next token>` */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7650,6 +8045,10 @@ export interface operations {
             /** @description The job, IN_REVIEW */
             200: {
                 headers: {
+                    /** @description The firm's ledger-writing policy: `"firm-writes";q=<burst>;w=<seconds a drained bucket takes to refill>` */
+                    "RateLimit-Policy"?: string;
+                    /** @description The firm's ledger-writing limit now: `"firm-writes";r=<whole tokens left>;t=<seconds until the next token>` */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7659,6 +8058,10 @@ export interface operations {
             /** @description Invalid request (details lists the offending fields) */
             400: {
                 headers: {
+                    /** @description The firm's ledger-writing policy: `"firm-writes";q=<burst>;w=<seconds a drained bucket takes to refill>` */
+                    "RateLimit-Policy"?: string;
+                    /** @description The firm's ledger-writing limit now: `"firm-writes";r=<whole tokens left>;t=<seconds until the next token>` */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7686,6 +8089,10 @@ export interface operations {
             /** @description Not found (also for resources of another firm) */
             404: {
                 headers: {
+                    /** @description The firm's ledger-writing policy: `"firm-writes";q=<burst>;w=<seconds a drained bucket takes to refill>` */
+                    "RateLimit-Policy"?: string;
+                    /** @description The firm's ledger-writing limit now: `"firm-writes";r=<whole tokens left>;t=<seconds until the next token>` */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7695,6 +8102,10 @@ export interface operations {
             /** @description Conflict with the current state */
             409: {
                 headers: {
+                    /** @description The firm's ledger-writing policy: `"firm-writes";q=<burst>;w=<seconds a drained bucket takes to refill>` */
+                    "RateLimit-Policy"?: string;
+                    /** @description The firm's ledger-writing limit now: `"firm-writes";r=<whole tokens left>;t=<seconds until the next token>` */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7704,15 +8115,25 @@ export interface operations {
             /** @description UNPROCESSABLE: the answer would exceed 5 MiB, the platform's limit; narrow the request */
             422: {
                 headers: {
+                    /** @description The firm's ledger-writing policy: `"firm-writes";q=<burst>;w=<seconds a drained bucket takes to refill>` */
+                    "RateLimit-Policy"?: string;
+                    /** @description The firm's ledger-writing limit now: `"firm-writes";r=<whole tokens left>;t=<seconds until the next token>` */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests (stage throttling); retry with backoff */
+            /** @description The firm's ledger-writing limit is used up (`RATE_LIMITED`; nothing written), or stage throttling: retry after `Retry-After` seconds */
             429: {
                 headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description The firm's ledger-writing policy: `"firm-writes";q=<burst>;w=<seconds a drained bucket takes to refill>` */
+                    "RateLimit-Policy"?: string;
+                    /** @description The firm's ledger-writing limit now: `"firm-writes";r=<whole tokens left>;t=<seconds until the next token>` */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7722,6 +8143,10 @@ export interface operations {
             /** @description Internal error */
             500: {
                 headers: {
+                    /** @description The firm's ledger-writing policy: `"firm-writes";q=<burst>;w=<seconds a drained bucket takes to refill>` */
+                    "RateLimit-Policy"?: string;
+                    /** @description The firm's ledger-writing limit now: `"firm-writes";r=<whole tokens left>;t=<seconds until the next token>` */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7731,6 +8156,10 @@ export interface operations {
             /** @description The ledger or the signing quota is busy; nothing was written, retry after Retry-After seconds */
             503: {
                 headers: {
+                    /** @description The firm's ledger-writing policy: `"firm-writes";q=<burst>;w=<seconds a drained bucket takes to refill>` */
+                    "RateLimit-Policy"?: string;
+                    /** @description The firm's ledger-writing limit now: `"firm-writes";r=<whole tokens left>;t=<seconds until the next token>` */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8012,6 +8441,10 @@ export interface operations {
             /** @description The assessment after the change */
             200: {
                 headers: {
+                    /** @description The firm's ledger-writing policy: `"firm-writes";q=<burst>;w=<seconds a drained bucket takes to refill>` */
+                    "RateLimit-Policy"?: string;
+                    /** @description The firm's ledger-writing limit now: `"firm-writes";r=<whole tokens left>;t=<seconds until the next token>` */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8021,6 +8454,10 @@ export interface operations {
             /** @description Invalid request (details lists the offending fields) */
             400: {
                 headers: {
+                    /** @description The firm's ledger-writing policy: `"firm-writes";q=<burst>;w=<seconds a drained bucket takes to refill>` */
+                    "RateLimit-Policy"?: string;
+                    /** @description The firm's ledger-writing limit now: `"firm-writes";r=<whole tokens left>;t=<seconds until the next token>` */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8048,6 +8485,10 @@ export interface operations {
             /** @description Not found (also for resources of another firm) */
             404: {
                 headers: {
+                    /** @description The firm's ledger-writing policy: `"firm-writes";q=<burst>;w=<seconds a drained bucket takes to refill>` */
+                    "RateLimit-Policy"?: string;
+                    /** @description The firm's ledger-writing limit now: `"firm-writes";r=<whole tokens left>;t=<seconds until the next token>` */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8057,6 +8498,10 @@ export interface operations {
             /** @description Conflict with the current state */
             409: {
                 headers: {
+                    /** @description The firm's ledger-writing policy: `"firm-writes";q=<burst>;w=<seconds a drained bucket takes to refill>` */
+                    "RateLimit-Policy"?: string;
+                    /** @description The firm's ledger-writing limit now: `"firm-writes";r=<whole tokens left>;t=<seconds until the next token>` */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8066,6 +8511,10 @@ export interface operations {
             /** @description The request body is too large (a JSON body: over 256 KiB) */
             413: {
                 headers: {
+                    /** @description The firm's ledger-writing policy: `"firm-writes";q=<burst>;w=<seconds a drained bucket takes to refill>` */
+                    "RateLimit-Policy"?: string;
+                    /** @description The firm's ledger-writing limit now: `"firm-writes";r=<whole tokens left>;t=<seconds until the next token>` */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8075,6 +8524,10 @@ export interface operations {
             /** @description The body was not sent as application/json (or a +json type) */
             415: {
                 headers: {
+                    /** @description The firm's ledger-writing policy: `"firm-writes";q=<burst>;w=<seconds a drained bucket takes to refill>` */
+                    "RateLimit-Policy"?: string;
+                    /** @description The firm's ledger-writing limit now: `"firm-writes";r=<whole tokens left>;t=<seconds until the next token>` */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8084,15 +8537,25 @@ export interface operations {
             /** @description UNPROCESSABLE: the answer would exceed 5 MiB, the platform's limit; narrow the request */
             422: {
                 headers: {
+                    /** @description The firm's ledger-writing policy: `"firm-writes";q=<burst>;w=<seconds a drained bucket takes to refill>` */
+                    "RateLimit-Policy"?: string;
+                    /** @description The firm's ledger-writing limit now: `"firm-writes";r=<whole tokens left>;t=<seconds until the next token>` */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests (stage throttling); retry with backoff */
+            /** @description The firm's ledger-writing limit is used up (`RATE_LIMITED`; nothing written), or stage throttling: retry after `Retry-After` seconds */
             429: {
                 headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description The firm's ledger-writing policy: `"firm-writes";q=<burst>;w=<seconds a drained bucket takes to refill>` */
+                    "RateLimit-Policy"?: string;
+                    /** @description The firm's ledger-writing limit now: `"firm-writes";r=<whole tokens left>;t=<seconds until the next token>` */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8102,6 +8565,10 @@ export interface operations {
             /** @description Internal error */
             500: {
                 headers: {
+                    /** @description The firm's ledger-writing policy: `"firm-writes";q=<burst>;w=<seconds a drained bucket takes to refill>` */
+                    "RateLimit-Policy"?: string;
+                    /** @description The firm's ledger-writing limit now: `"firm-writes";r=<whole tokens left>;t=<seconds until the next token>` */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8111,6 +8578,10 @@ export interface operations {
             /** @description The ledger or the signing quota is busy; nothing was written, retry after Retry-After seconds */
             503: {
                 headers: {
+                    /** @description The firm's ledger-writing policy: `"firm-writes";q=<burst>;w=<seconds a drained bucket takes to refill>` */
+                    "RateLimit-Policy"?: string;
+                    /** @description The firm's ledger-writing limit now: `"firm-writes";r=<whole tokens left>;t=<seconds until the next token>` */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8318,6 +8789,10 @@ export interface operations {
             /** @description The new incident */
             201: {
                 headers: {
+                    /** @description The firm's ledger-writing policy: `"firm-writes";q=<burst>;w=<seconds a drained bucket takes to refill>` */
+                    "RateLimit-Policy"?: string;
+                    /** @description The firm's ledger-writing limit now: `"firm-writes";r=<whole tokens left>;t=<seconds until the next token>` */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8327,6 +8802,10 @@ export interface operations {
             /** @description Invalid request (details lists the offending fields) */
             400: {
                 headers: {
+                    /** @description The firm's ledger-writing policy: `"firm-writes";q=<burst>;w=<seconds a drained bucket takes to refill>` */
+                    "RateLimit-Policy"?: string;
+                    /** @description The firm's ledger-writing limit now: `"firm-writes";r=<whole tokens left>;t=<seconds until the next token>` */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8354,6 +8833,10 @@ export interface operations {
             /** @description Conflict with the current state */
             409: {
                 headers: {
+                    /** @description The firm's ledger-writing policy: `"firm-writes";q=<burst>;w=<seconds a drained bucket takes to refill>` */
+                    "RateLimit-Policy"?: string;
+                    /** @description The firm's ledger-writing limit now: `"firm-writes";r=<whole tokens left>;t=<seconds until the next token>` */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8363,6 +8846,10 @@ export interface operations {
             /** @description The request body is too large (a JSON body: over 256 KiB) */
             413: {
                 headers: {
+                    /** @description The firm's ledger-writing policy: `"firm-writes";q=<burst>;w=<seconds a drained bucket takes to refill>` */
+                    "RateLimit-Policy"?: string;
+                    /** @description The firm's ledger-writing limit now: `"firm-writes";r=<whole tokens left>;t=<seconds until the next token>` */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8372,6 +8859,10 @@ export interface operations {
             /** @description The body was not sent as application/json (or a +json type) */
             415: {
                 headers: {
+                    /** @description The firm's ledger-writing policy: `"firm-writes";q=<burst>;w=<seconds a drained bucket takes to refill>` */
+                    "RateLimit-Policy"?: string;
+                    /** @description The firm's ledger-writing limit now: `"firm-writes";r=<whole tokens left>;t=<seconds until the next token>` */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8381,15 +8872,25 @@ export interface operations {
             /** @description UNPROCESSABLE: the answer would exceed 5 MiB, the platform's limit; narrow the request */
             422: {
                 headers: {
+                    /** @description The firm's ledger-writing policy: `"firm-writes";q=<burst>;w=<seconds a drained bucket takes to refill>` */
+                    "RateLimit-Policy"?: string;
+                    /** @description The firm's ledger-writing limit now: `"firm-writes";r=<whole tokens left>;t=<seconds until the next token>` */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests (stage throttling); retry with backoff */
+            /** @description The firm's ledger-writing limit is used up (`RATE_LIMITED`; nothing written), or stage throttling: retry after `Retry-After` seconds */
             429: {
                 headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description The firm's ledger-writing policy: `"firm-writes";q=<burst>;w=<seconds a drained bucket takes to refill>` */
+                    "RateLimit-Policy"?: string;
+                    /** @description The firm's ledger-writing limit now: `"firm-writes";r=<whole tokens left>;t=<seconds until the next token>` */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8399,6 +8900,10 @@ export interface operations {
             /** @description Internal error */
             500: {
                 headers: {
+                    /** @description The firm's ledger-writing policy: `"firm-writes";q=<burst>;w=<seconds a drained bucket takes to refill>` */
+                    "RateLimit-Policy"?: string;
+                    /** @description The firm's ledger-writing limit now: `"firm-writes";r=<whole tokens left>;t=<seconds until the next token>` */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8408,6 +8913,10 @@ export interface operations {
             /** @description The ledger or the signing quota is busy; nothing was written, retry after Retry-After seconds */
             503: {
                 headers: {
+                    /** @description The firm's ledger-writing policy: `"firm-writes";q=<burst>;w=<seconds a drained bucket takes to refill>` */
+                    "RateLimit-Policy"?: string;
+                    /** @description The firm's ledger-writing limit now: `"firm-writes";r=<whole tokens left>;t=<seconds until the next token>` */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8635,6 +9144,10 @@ export interface operations {
             /** @description The incident after the change */
             200: {
                 headers: {
+                    /** @description The firm's ledger-writing policy: `"firm-writes";q=<burst>;w=<seconds a drained bucket takes to refill>` */
+                    "RateLimit-Policy"?: string;
+                    /** @description The firm's ledger-writing limit now: `"firm-writes";r=<whole tokens left>;t=<seconds until the next token>` */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8644,6 +9157,10 @@ export interface operations {
             /** @description Invalid request (details lists the offending fields) */
             400: {
                 headers: {
+                    /** @description The firm's ledger-writing policy: `"firm-writes";q=<burst>;w=<seconds a drained bucket takes to refill>` */
+                    "RateLimit-Policy"?: string;
+                    /** @description The firm's ledger-writing limit now: `"firm-writes";r=<whole tokens left>;t=<seconds until the next token>` */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8671,6 +9188,10 @@ export interface operations {
             /** @description Not found (also for resources of another firm) */
             404: {
                 headers: {
+                    /** @description The firm's ledger-writing policy: `"firm-writes";q=<burst>;w=<seconds a drained bucket takes to refill>` */
+                    "RateLimit-Policy"?: string;
+                    /** @description The firm's ledger-writing limit now: `"firm-writes";r=<whole tokens left>;t=<seconds until the next token>` */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8680,6 +9201,10 @@ export interface operations {
             /** @description Conflict with the current state */
             409: {
                 headers: {
+                    /** @description The firm's ledger-writing policy: `"firm-writes";q=<burst>;w=<seconds a drained bucket takes to refill>` */
+                    "RateLimit-Policy"?: string;
+                    /** @description The firm's ledger-writing limit now: `"firm-writes";r=<whole tokens left>;t=<seconds until the next token>` */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8689,6 +9214,10 @@ export interface operations {
             /** @description The request body is too large (a JSON body: over 256 KiB) */
             413: {
                 headers: {
+                    /** @description The firm's ledger-writing policy: `"firm-writes";q=<burst>;w=<seconds a drained bucket takes to refill>` */
+                    "RateLimit-Policy"?: string;
+                    /** @description The firm's ledger-writing limit now: `"firm-writes";r=<whole tokens left>;t=<seconds until the next token>` */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8698,6 +9227,10 @@ export interface operations {
             /** @description The body was not sent as application/json (or a +json type) */
             415: {
                 headers: {
+                    /** @description The firm's ledger-writing policy: `"firm-writes";q=<burst>;w=<seconds a drained bucket takes to refill>` */
+                    "RateLimit-Policy"?: string;
+                    /** @description The firm's ledger-writing limit now: `"firm-writes";r=<whole tokens left>;t=<seconds until the next token>` */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8707,15 +9240,25 @@ export interface operations {
             /** @description UNPROCESSABLE: the answer would exceed 5 MiB, the platform's limit; narrow the request */
             422: {
                 headers: {
+                    /** @description The firm's ledger-writing policy: `"firm-writes";q=<burst>;w=<seconds a drained bucket takes to refill>` */
+                    "RateLimit-Policy"?: string;
+                    /** @description The firm's ledger-writing limit now: `"firm-writes";r=<whole tokens left>;t=<seconds until the next token>` */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests (stage throttling); retry with backoff */
+            /** @description The firm's ledger-writing limit is used up (`RATE_LIMITED`; nothing written), or stage throttling: retry after `Retry-After` seconds */
             429: {
                 headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description The firm's ledger-writing policy: `"firm-writes";q=<burst>;w=<seconds a drained bucket takes to refill>` */
+                    "RateLimit-Policy"?: string;
+                    /** @description The firm's ledger-writing limit now: `"firm-writes";r=<whole tokens left>;t=<seconds until the next token>` */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8725,6 +9268,10 @@ export interface operations {
             /** @description Internal error */
             500: {
                 headers: {
+                    /** @description The firm's ledger-writing policy: `"firm-writes";q=<burst>;w=<seconds a drained bucket takes to refill>` */
+                    "RateLimit-Policy"?: string;
+                    /** @description The firm's ledger-writing limit now: `"firm-writes";r=<whole tokens left>;t=<seconds until the next token>` */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8734,6 +9281,10 @@ export interface operations {
             /** @description The ledger or the signing quota is busy; nothing was written, retry after Retry-After seconds */
             503: {
                 headers: {
+                    /** @description The firm's ledger-writing policy: `"firm-writes";q=<burst>;w=<seconds a drained bucket takes to refill>` */
+                    "RateLimit-Policy"?: string;
+                    /** @description The firm's ledger-writing limit now: `"firm-writes";r=<whole tokens left>;t=<seconds until the next token>` */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {

@@ -1,5 +1,11 @@
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import { ServiceError, ServiceUnavailableError, type ErrorCode, type ErrorDetail } from '../errors.js';
+import {
+  RateLimitedError,
+  ServiceError,
+  ServiceUnavailableError,
+  type ErrorCode,
+  type ErrorDetail,
+} from '../errors.js';
 import { logger } from '../runtime/logger.js';
 import { toApiResponse } from './response.js';
 import type { RouteMatch } from './route-matcher.js';
@@ -60,7 +66,7 @@ export function unmatchedResponse(
 
 /** Maps anything thrown by a handler to the error envelope; unexpected errors are logged and hidden. */
 export function toErrorResponse(error: unknown, requestId: string): APIGatewayProxyStructuredResultV2 {
-  if (error instanceof ServiceUnavailableError)
+  if (error instanceof ServiceUnavailableError || error instanceof RateLimitedError)
     return errorResponse(error.code, error.message, requestId, undefined, {
       'retry-after': String(error.retryAfterSeconds),
     });

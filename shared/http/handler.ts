@@ -16,6 +16,7 @@ import '../runtime/aws-deps.js';
 import { authenticate, type FirstSignIn } from '../services/auth.js';
 import { toErrorResponse } from './errors.js';
 import { isJsonMediaType } from './media-type.js';
+import { limitFirmWrites, withRateLimitHeaders } from './rate-limit.js';
 import { toApiResponse, withoutBody, type HttpResult } from './response.js';
 import { parsePart } from './validation.js';
 
@@ -48,7 +49,8 @@ type Event = APIGatewayProxyEventV2 & { body?: unknown };
  * without a valid credential is 401 whatever its body), the body's size and media type (a route with a body
  * schema takes only JSON: 415 otherwise; a route without one ignores any body), JSON body parsing (middy), zod
  * validation of params, query and body, then the route's function; every error becomes the error envelope in
- * one place. A HEAD request (routes with `head`) gets the GET's answer without its body.
+ * one place. A ledger-writing route checks the firm's write limit right after authentication (rate-limit.ts).
+ * A HEAD request (routes with `head`) gets the GET's answer without its body.
  */
 export function defineHandler<
   P extends z.ZodType | undefined,
@@ -65,8 +67,7 @@ export function defineHandler<
   return middy<Event, APIGatewayProxyStructuredResultV2, Error, Context>()
     .before(async (request) => {
       const { event } = request;
-      principals.set(
-        event,
+      const principal =
         route.auth.kind === 'public'
           ? null
           : // A route that writes the main table links a first sign-in itself; others queue it.
@@ -75,8 +76,10 @@ export function defineHandler<
               event,
               route.auth,
               route.permissions.main === 'write' ? 'link' : 'queue',
-            ),
-      );
+            );
+      principals.set(event, principal);
+      // The firm's ledger-writing limit: after authentication, before the body is read or acted on.
+      await limitFirmWrites(getDeps(), route, principal, event);
       const raw = event.body;
       if (typeof raw !== 'string' || raw.length === 0 || !route.request.body) {
         event.body = undefined;
@@ -116,14 +119,17 @@ export function defineHandler<
           throw new UnprocessableError(
             `The response would exceed ${MAX_RESPONSE_BODY_BYTES} bytes (the platform's limit): narrow the request`,
           );
-        return isHead(event) ? withoutBody(response) : response;
+        return withRateLimitHeaders(event, isHead(event) ? withoutBody(response) : response);
       } finally {
         logger.removeKeys(['firmId', 'requestId']);
       }
     })
     .onError(async (request) => {
       const response = toErrorResponse(request.error, request.event.requestContext?.requestId ?? 'unknown');
-      request.response = isHead(request.event) ? withoutBody(response) : response;
+      request.response = withRateLimitHeaders(
+        request.event,
+        isHead(request.event) ? withoutBody(response) : response,
+      );
     });
 }
 

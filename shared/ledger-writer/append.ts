@@ -7,8 +7,8 @@ import type { Deps } from '../runtime/deps.js';
 import type { TransactItem } from '../store/conditional-write.js';
 import { LOST_RACE, type LostRace } from '../store/lost-race.js';
 import type { PendingAppend } from './append-batch.js';
-import { archiveRecord } from './archive.js';
-import { sequence, type Sequenced } from './sequencer.js';
+import type { Sequenced } from './batch-commit.js';
+import { sequence } from './sequencer.js';
 
 export type { Actor } from '../ledger/record.js';
 
@@ -49,8 +49,9 @@ export interface AppendOptions {
  * commit (./sequencer.ts): batches of records are sealed in order, signed in parallel and committed in one
  * DynamoDB transaction whose conditions keep sequence numbers unique, gapless and strictly increasing. An
  * append whose own condition (`with`) fails fails alone, with `onConflict`'s error, and spends no signature.
- * After the commit the record's canonical bytes go to the immutable store and the outbox entry is removed; if
- * the process dies in between, the outbox sweep (functions/workers/ledger-outbox-sweep) finishes the copy.
+ * After the commit the holder copies the batch's records to the immutable store and clears their outbox entries
+ * (./archive.ts archiveBatch); if it dies in between, the outbox sweep (functions/workers/ledger-outbox-sweep)
+ * finishes the copies.
  */
 export async function appendRecord(
   deps: Deps,
@@ -100,7 +101,5 @@ async function appendOnce(
         : (withRecord ?? []),
     timestampToken,
   };
-  const result = await sequence(deps, append);
-  if (result.status === 'committed') await archiveRecord(deps, result.record, result.body);
-  return result;
+  return sequence(deps, append);
 }

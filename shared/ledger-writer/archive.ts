@@ -3,8 +3,9 @@ import type { LedgerRecord } from '../ledger/record.js';
 import type { Deps } from '../runtime/deps.js';
 import { logger } from '../runtime/logger.js';
 import { immutableRecordKey } from '../store/immutable-layout.js';
-import { deleteOutbox } from '../store/ledger-outbox-store.js';
-import { dispatchRecord } from './dispatch.js';
+import { clearOutboxes, deleteOutbox } from '../store/ledger-outbox-store.js';
+import { dispatchRecord, subscribersOfFirm } from './dispatch.js';
+import type { RecordSubscriber } from '../workers/record-subscribers.js';
 
 /**
  * Copies a committed record's canonical bytes to the immutable store, dispatches it to its subscribers, then
@@ -15,6 +16,49 @@ export async function archiveRecord(
   deps: Deps,
   record: Pick<LedgerRecord, 'firmId' | 'sequenceNumber' | 'id' | 'eventType'>,
   body: string,
+): Promise<boolean> {
+  if (!(await copyAndDispatch(deps, record, body))) return false;
+  await deleteOutbox(deps, record.firmId, record.sequenceNumber);
+  return true;
+}
+
+/**
+ * archiveRecord for the records of one committed batch of a firm (the sequencer's holder calls it): the copies
+ * and dispatches run in parallel, and the outbox entries of those that succeeded are cleared together, one
+ * transaction of deletes instead of one call per record. Never throws: what is not done stays in the outbox for
+ * the sweep.
+ */
+export async function archiveBatch(
+  deps: Deps,
+  committed: readonly { record: LedgerRecord; body: string }[],
+): Promise<void> {
+  try {
+    if (committed.length === 0) return;
+    const subscribers = await subscribersOfFirm(deps, committed[0]!.record.firmId);
+    const copied = await Promise.all(
+      committed.map((c) => copyAndDispatch(deps, c.record, c.body, subscribers)),
+    );
+    const done = committed.filter((_, i) => copied[i]).map((c) => c.record);
+    if (done.length > 0)
+      await clearOutboxes(
+        deps,
+        done[0]!.firmId,
+        done.map((r) => r.sequenceNumber),
+      );
+  } catch (error) {
+    logger.warn('Clearing the outbox entries of a batch failed; the outbox sweep will retry', {
+      firmId: committed[0]?.record.firmId,
+      error: error as Error,
+    });
+  }
+}
+
+/** The immutable copy, then the subscribers: true when both are done (the outbox entry may be cleared). */
+async function copyAndDispatch(
+  deps: Deps,
+  record: Pick<LedgerRecord, 'firmId' | 'sequenceNumber' | 'id' | 'eventType'>,
+  body: string,
+  subscribers?: readonly RecordSubscriber[],
 ): Promise<boolean> {
   const { firmId, sequenceNumber } = record;
   try {
@@ -34,7 +78,11 @@ export async function archiveRecord(
     return false;
   }
   try {
-    await dispatchRecord(deps, { firmId, sequenceNumber, recordId: record.id, eventType: record.eventType });
+    await dispatchRecord(
+      deps,
+      { firmId, sequenceNumber, recordId: record.id, eventType: record.eventType },
+      subscribers,
+    );
   } catch (error) {
     logger.warn('Dispatching a ledger record failed; the outbox sweep will retry', {
       firmId,
@@ -43,6 +91,5 @@ export async function archiveRecord(
     });
     return false;
   }
-  await deleteOutbox(deps, firmId, sequenceNumber);
   return true;
 }

@@ -1,5 +1,7 @@
+import { endpointWants } from '../domain/webhooks/events.js';
 import type { LedgerEventType } from '../ledger/event-types.js';
 import type { Deps } from '../runtime/deps.js';
+import { listWebhooks } from '../store/webhook-store.js';
 import { RECORD_SUBSCRIBERS, type RecordSubscriber } from '../workers/record-subscribers.js';
 
 /** What a consumer of committed records receives: enough to find the record (and its row) again. */
@@ -26,5 +28,31 @@ export async function dispatchRecord(
     subscribers
       .filter((subscriber) => subscriber.wants(message.eventType))
       .map((subscriber) => deps.queue.send(subscriber.queue, message)),
+  );
+}
+
+/**
+ * The subscribers of one firm's records as of now: the webhooks queue hears only of event types some active
+ * endpoint of the firm subscribes to (its worker would find nobody to deliver to otherwise). Read once per
+ * committed batch, after its commit (strongly consistent), instead of once per record in the worker: most firms'
+ * records, and every record of a firm without endpoints, no longer travel to the webhooks queue at all. An
+ * endpoint registered after the commit does not get the batch's records, as it would not have before either
+ * unless the worker happened to run late.
+ */
+export async function subscribersOfFirm(
+  deps: Deps,
+  firmId: string,
+  subscribers: readonly RecordSubscriber[] = RECORD_SUBSCRIBERS,
+): Promise<readonly RecordSubscriber[]> {
+  if (!subscribers.some((subscriber) => subscriber.queue === 'webhooks')) return subscribers;
+  const endpoints = await listWebhooks(deps, firmId);
+  return subscribers.map((subscriber) =>
+    subscriber.queue !== 'webhooks'
+      ? subscriber
+      : {
+          queue: subscriber.queue,
+          wants: (eventType: LedgerEventType) =>
+            subscriber.wants(eventType) && endpoints.some((endpoint) => endpointWants(endpoint, eventType)),
+        },
   );
 }

@@ -1,28 +1,22 @@
 import { randomUUID } from 'node:crypto';
 import type { Deps } from '../runtime/deps.js';
 import { logger } from '../runtime/logger.js';
-import { writeConditionally, type TransactItem } from '../store/conditional-write.js';
 import {
-  committedIntentItem,
   deleteIntent,
-  failIntent,
   listIntents,
   putIntent,
+  putIntentIfLeaseHeld,
   readIntent,
   withdrawIntent,
 } from '../store/append-intent-store.js';
-import { advanceHeadToLastRecord, commitBatch, type SealedAppend } from '../store/ledger-writes.js';
-import { readHead, type ChainHead } from '../store/ledger-store.js';
+import { getRecordById, readHead } from '../store/ledger-store.js';
 import { acquireLease, readLease, releaseLease, renewLease } from '../store/sequencer-lease-store.js';
 import { ServiceUnavailableError } from '../errors.js';
-import { conditionChecks, extrasAt, placeBatch, planBatch, type PendingAppend } from './append-batch.js';
-import { canonicalJson, computeChainHash, computeRecordHash, signedMessage } from '../ledger/hashing.js';
-import type { LedgerRecord } from '../ledger/record.js';
-import { publicKeyBase64 } from '../ledger/signing-key.js';
-
-/** How an append ended: committed at a position, or refused by its own condition (nothing written). */
-export type Sequenced =
-  { status: 'committed'; record: LedgerRecord; body: string } | { status: 'failed'; failedItem: number };
+import { planBatch, type PendingAppend } from './append-batch.js';
+import { archiveBatch } from './archive.js';
+import { commitInBatch, sleep, type Candidate, type LocalAppend, type Sequenced } from './batch-commit.js';
+import { canonicalJson } from '../ledger/hashing.js';
+import { recordOf } from '../ledger/record.js';
 
 /** A sequencer lease lasts this long unless renewed: the longest a dead holder makes the firm's askers wait. */
 export const LEASE_TTL_MS = 3_000;
@@ -32,13 +26,17 @@ export const ASK_TIMEOUT_MS = 25_000;
 const INTENTS_PER_READ = 100;
 /** Uncollected results (their asker died) older than this are cleared by the holder. */
 const STALE_RESULT_MS = 60_000;
-/** Attempts at one batch before its appends fail (each lost attempt re-reads the head). */
-const BATCH_ATTEMPTS = 50;
-
-interface LocalAppend {
-  append: PendingAppend;
-  settle: (result: Sequenced | Error) => void;
-}
+/** An asker's looks for its record after the first: this far apart (ms), growing to POLL_MAX_MS. */
+const POLL_STEP_MS = 5;
+const POLL_MAX_MS = 50;
+/** Every this many looks that find nothing, an asker reads its intent (failed?) and the lease (anyone there?). */
+const SLOW_CHECK_EVERY = 3;
+/**
+ * For this long after finding the lease held by another instance, a new append of this process first tries to
+ * leave its intent on the condition that the lease is still held (one transaction), instead of first trying to
+ * take the lease: at steady load the holder keeps it, and each try was a failed conditional write.
+ */
+const LEASE_SEEN_HELD_MS = 2_000;
 
 /** One process's view of one firm's sequencer. */
 interface Lane {
@@ -48,6 +46,13 @@ interface Lane {
   local: LocalAppend[];
   /** Who this lane is, as a lease holder. */
   holder: string;
+  /**
+   * How long this process's intents took to be committed lately (ms, moving average): an asker's first look
+   * for its record waits about this long, so most find it at the first look instead of polling in 5 ms steps.
+   */
+  turnaroundMs: number;
+  /** When this process last found the firm's lease held by another instance (epoch ms). */
+  leaseSeenHeldAt: number;
 }
 
 const lanes = new WeakMap<Deps, Map<string, Lane>>();
@@ -73,15 +78,34 @@ function laneOf(deps: Deps, firmId: string): Lane {
   let byFirm = lanes.get(deps);
   if (!byFirm) lanes.set(deps, (byFirm = new Map()));
   let lane = byFirm.get(firmId);
-  if (!lane) byFirm.set(firmId, (lane = { firmId, state: 'idle', local: [], holder: randomUUID() }));
+  if (!lane)
+    byFirm.set(
+      firmId,
+      (lane = {
+        firmId,
+        state: 'idle',
+        local: [],
+        holder: randomUUID(),
+        turnaroundMs: 20,
+        leaseSeenHeldAt: 0,
+      }),
+    );
   return lane;
 }
 
 /** Takes the lease and leads, or hands this process's waiting appends over to the holder as intents. */
-async function takeOrHandOver(deps: Deps, lane: Lane): Promise<void> {
+async function takeOrHandOver(deps: Deps, lane: Lane, lookFirst = true): Promise<void> {
   lane.state = 'acquiring';
   let acquired: boolean;
   try {
+    if (
+      lookFirst &&
+      Date.now() - lane.leaseSeenHeldAt < LEASE_SEEN_HELD_MS &&
+      (await leaveWhileHeld(deps, lane))
+    ) {
+      lane.state = 'idle';
+      return;
+    }
     acquired = await acquireLease(deps, lane.firmId, lane.holder, LEASE_TTL_MS);
   } catch (error) {
     lane.state = 'idle';
@@ -90,11 +114,27 @@ async function takeOrHandOver(deps: Deps, lane: Lane): Promise<void> {
   }
   if (!acquired) {
     lane.state = 'idle';
+    lane.leaseSeenHeldAt = Date.now();
     handOver(deps, lane);
     return;
   }
   lane.state = 'leading';
   await lead(deps, lane);
+}
+
+/**
+ * Leaves this process's first waiting append as an intent on the condition that another instance holds the
+ * lease (one transaction), then the others as plain intents; false, with nothing left, when the lease is free.
+ */
+async function leaveWhileHeld(deps: Deps, lane: Lane): Promise<boolean> {
+  const first = lane.local[0]!;
+  const started = Date.now();
+  if (!(await putIntentIfLeaseHeld(deps, first.append, deps.clock.now().getTime()))) return false;
+  lane.leaseSeenHeldAt = Date.now();
+  lane.local.shift();
+  awaitRecord(deps, lane, first.append, started).then(first.settle, first.settle);
+  handOver(deps, lane);
+  return true;
 }
 
 function handOver(deps: Deps, lane: Lane): void {
@@ -106,32 +146,55 @@ function failAll(appends: readonly LocalAppend[], error: Error): void {
   for (const waiting of appends) waiting.settle(error);
 }
 
-/** Leaves an intent for the holder and waits for its result; takes over when the lease is free or ran out. */
+/**
+ * Leaves an intent for the holder and waits for its record: the commit takes the intent away in the record's
+ * transaction, so the record itself is the result (looked up by its id; no result item to write, read and
+ * delete). The first look waits about as long as intents took lately; later looks come every few ms. Every few
+ * empty looks it reads the intent (a failed append is marked there) and, when nobody seems to sequence, the
+ * lease, and takes over when the lease is free or ran out.
+ */
 async function waitAsIntent(deps: Deps, lane: Lane, append: PendingAppend): Promise<Sequenced> {
-  await putIntent(deps, append);
   const started = Date.now();
-  for (let poll = 1; ; poll++) {
-    await sleep(Math.min(50, 5 + 5 * poll));
-    const state = await readIntent(deps, append.firmId, append.recordId);
-    if (state?.state === 'COMMITTED') {
-      await deleteIntent(deps, append.firmId, append.recordId);
-      return { status: 'committed', record: JSON.parse(state.body) as LedgerRecord, body: state.body };
+  await putIntent(deps, append);
+  return awaitRecord(deps, lane, append, started);
+}
+
+/** Waits for the record of an intent left at `started` (see waitAsIntent). */
+async function awaitRecord(
+  deps: Deps,
+  lane: Lane,
+  append: PendingAppend,
+  started: number,
+): Promise<Sequenced> {
+  let wait = Math.min(POLL_MAX_MS * 4, Math.max(POLL_STEP_MS, lane.turnaroundMs * 0.8));
+  for (let look = 1; ; look++) {
+    await sleep(wait);
+    wait = Math.min(POLL_MAX_MS, POLL_STEP_MS * look);
+    const record = await getRecordById(deps, append.firmId, append.recordId);
+    if (record) {
+      lane.turnaroundMs = 0.8 * lane.turnaroundMs + 0.2 * (Date.now() - started);
+      const committed = recordOf(record);
+      return { status: 'committed', record: committed, body: canonicalJson(committed) };
     }
+    if (look % SLOW_CHECK_EVERY !== 0) continue;
+    const state = await readIntent(deps, append.firmId, append.recordId);
     if (state?.state === 'FAILED') {
       await deleteIntent(deps, append.firmId, append.recordId);
       return { status: 'failed', failedItem: state.failedItem };
     }
-    if (state === null) throw new Error(`Append intent ${append.recordId} vanished`);
+    // Taken away: committed, and the record-id index has not caught up yet (it is eventually consistent).
+    if (state === null) continue;
     if (Date.now() - started > ASK_TIMEOUT_MS) {
       const withdrawn = await withdrawIntent(deps, append.firmId, append.recordId);
       if (withdrawn.status === 'committed')
         throw new ServiceUnavailableError('The ledger is busy; retry the request', 1);
-      continue; // it settled meanwhile: the next poll reads the result
+      continue; // it settled meanwhile: the next look finds the record or the failure
     }
-    // Every few polls: is anyone sequencing? A holder that died leaves the lease to run out.
-    if (poll % 4 === 0 && lane.state === 'idle') {
+    // Is anyone sequencing? A holder that died leaves the lease to run out.
+    if (lane.state === 'idle') {
       const lease = await readLease(deps, append.firmId);
-      if (!lease || lease.until < deps.clock.now().getTime()) void takeOrHandOver(deps, lane);
+      if (!lease || lease.until < deps.clock.now().getTime()) void takeOrHandOver(deps, lane, false);
+      else lane.leaseSeenHeldAt = Date.now();
     }
   }
 }
@@ -141,6 +204,7 @@ async function lead(deps: Deps, lane: Lane): Promise<void> {
   const signatures = new Map<string, string>();
   let leaseUntil = Date.now() + LEASE_TTL_MS;
   let batch: LocalAppend[] = [];
+  const archiving = new Set<Promise<void>>();
   try {
     // The head and the first look at the intents in one round trip: a lone writer's path is short.
     const [firstHead, firstCandidates] = await Promise.all([readHead(deps, lane.firmId), gather(deps, lane)]);
@@ -167,6 +231,14 @@ async function lead(deps: Deps, lane: Lane): Promise<void> {
       lane.local = lane.local.filter((waiting) => !batch.includes(waiting));
       const committed = await commitInBatch(deps, head, planned, signatures);
       head = committed.head;
+      // The batch's immutable copies run beside the next batch; the holder's own callers answer once theirs
+      // are done (intents' askers answer when they find their records).
+      const archived = archiveBatch(deps, committed.committed).then(() => {
+        for (const { record, body, local } of committed.committed)
+          local?.settle({ status: 'committed', record, body });
+      });
+      archiving.add(archived);
+      void archived.finally(() => archiving.delete(archived));
       // Appends left for the next batch (not signed in time): this process's go back in line, intents stay.
       lane.local.unshift(...committed.later.flatMap((c) => (c.local ? [c.local] : [])));
       batch = [];
@@ -184,14 +256,13 @@ async function lead(deps: Deps, lane: Lane): Promise<void> {
     failAll(lane.local.splice(0), error as Error);
     await releaseLease(deps, lane.firmId, lane.holder).catch(() => undefined);
   } finally {
+    await Promise.all(archiving);
     lane.state = 'idle';
     // Appends that joined while the lane was winding down (e.g. during the release after a failed batch) saw
     // it busy and started nothing: without a new round they would wait forever.
     if (lane.local.length > 0) void takeOrHandOver(deps, lane);
   }
 }
-
-type Candidate = PendingAppend & { remote: boolean; local?: LocalAppend };
 
 /** This process's waiting appends and the firm's intents, in record-id (asking) order. */
 async function gather(deps: Deps, lane: Lane): Promise<Candidate[]> {
@@ -208,153 +279,4 @@ async function gather(deps: Deps, lane: Lane): Promise<Candidate[]> {
     ...pending.map((append) => ({ ...append, remote: true })),
   ];
   return candidates.sort((a, b) => (a.recordId < b.recordId ? -1 : a.recordId > b.recordId ? 1 : 0));
-}
-
-/**
- * Commits one batch, settling each of its appends; returns the new head, and the appends left for a later batch.
- * Appends whose own conditions fail (checked before signing, and by the commit itself) fail alone; the rest are
- * placed again. A signature is reused whenever a record's chain hash is unchanged by a re-placement, so a Sign is
- * spent again only for positions that really moved. When the signer refuses some records (throttled past its
- * deadline), the records signed before the first refused one commit and the rest wait for a later batch, so the
- * quota's signatures are not thrown away; only a batch whose first record cannot be signed fails (503).
- */
-async function commitInBatch(
-  deps: Deps,
-  head: ChainHead,
-  planned: Candidate[],
-  signatures: Map<string, string>,
-): Promise<{ head: ChainHead; later: Candidate[] }> {
-  let entries = planned;
-  let later: Candidate[] = [];
-  const publicKey = await publicKeyBase64(deps.signer);
-  for (let attempt = 1; attempt <= BATCH_ATTEMPTS && entries.length > 0; attempt++) {
-    const payloads = placeBatch(entries, head);
-    const extras = entries.map((entry, i) => extrasAt(entry, payloads[i]!.timestamp));
-    const refused = await refusedBeforeSigning(deps, extras);
-    if (refused.size > 0) {
-      await Promise.all(
-        [...refused].map(([index, failedItem]) => settleFailed(deps, entries[index]!, failedItem)),
-      );
-      entries = entries.filter((_, i) => !refused.has(i));
-      continue;
-    }
-    let previousHash = head.chainHash;
-    let unsigned = payloads.map((payload) => {
-      const recordHash = computeRecordHash(payload);
-      const chainHash = computeChainHash(previousHash, recordHash);
-      const linked = { ...payload, previousHash, recordHash, chainHash };
-      previousHash = chainHash;
-      return linked;
-    });
-    const signing = await Promise.allSettled(
-      unsigned
-        .filter((r) => !signatures.has(r.chainHash))
-        .map(async (r) => {
-          const signature = await deps.signer.sign(signedMessage(r.chainHash));
-          signatures.set(r.chainHash, Buffer.from(signature).toString('base64'));
-        }),
-    );
-    const firstUnsigned = unsigned.findIndex((r) => !signatures.has(r.chainHash));
-    if (firstUnsigned === 0)
-      throw signing.find((s): s is PromiseRejectedResult => s.status === 'rejected')!.reason;
-    if (firstUnsigned > 0) {
-      later = [...entries.slice(firstUnsigned), ...later];
-      entries = entries.slice(0, firstUnsigned);
-      unsigned = unsigned.slice(0, firstUnsigned);
-    }
-    const settledAt = deps.clock.now().toISOString();
-    const sealed: SealedAppend[] = unsigned.map((r, i) => {
-      const record: LedgerRecord = { ...r, signature: signatures.get(r.chainHash)!, publicKey };
-      const body = canonicalJson(record);
-      const entry = entries[i]!;
-      return {
-        record,
-        body,
-        extras: extras[i]!,
-        ...(entry.remote
-          ? { intentResult: committedIntentItem(deps, entry, record.sequenceNumber, body, settledAt) }
-          : {}),
-      };
-    });
-    const outcome = await commitBatch(deps, head, sealed);
-    switch (outcome.kind) {
-      case 'committed':
-        sealed.forEach((s, i) =>
-          entries[i]!.local?.settle({ status: 'committed', record: s.record, body: s.body }),
-        );
-        return {
-          head: {
-            sequenceNumber: sealed.at(-1)!.record.sequenceNumber,
-            chainHash: sealed.at(-1)!.record.chainHash,
-            timestamp: sealed.at(-1)!.record.timestamp,
-          },
-          later,
-        };
-      case 'head-moved':
-        logger.warn('Ledger head moved under the sequencer; placing the batch again', {
-          firmId: entries[0]!.firmId,
-        });
-        head = await readHead(deps, entries[0]!.firmId);
-        break;
-      case 'head-behind':
-        logger.warn('Ledger head is behind its records; advancing it', { firmId: entries[0]!.firmId, head });
-        await advanceHeadToLastRecord(deps, entries[0]!.firmId, head);
-        head = await readHead(deps, entries[0]!.firmId);
-        break;
-      case 'append-failed':
-        await settleFailed(deps, entries[outcome.index]!, outcome.failedItem);
-        entries = entries.filter((_, i) => i !== outcome.index);
-        break;
-      case 'withdrawn':
-        entries = entries.filter((_, i) => i !== outcome.index);
-        break;
-      case 'conflict':
-        await sleep(Math.random() * 10 * attempt);
-        break;
-    }
-  }
-  if (entries.length > 0)
-    throw new Error(
-      `Could not commit a batch of ${entries.length} ledger appends after ${BATCH_ATTEMPTS} attempts`,
-    );
-  return { head, later };
-}
-
-/**
- * Which appends would fail their own conditions now, by index, with the index of the failing extra write:
- * one transaction of condition checks, which writes nothing. Appends of one batch never share an item, so
- * each is judged alone.
- */
-async function refusedBeforeSigning(
-  deps: Deps,
-  extras: readonly (readonly TransactItem[])[],
-): Promise<Map<number, number>> {
-  const checks = extras.flatMap((items, index) => conditionChecks(items).map((c) => ({ index, ...c })));
-  const refused = new Map<number, number>();
-  if (checks.length === 0) return refused;
-  for (let attempt = 1; ; attempt++) {
-    const outcome = await writeConditionally(
-      deps,
-      checks.map((c) => c.check),
-    );
-    if (outcome.status === 'committed') return refused;
-    if (outcome.status === 'condition-failed') {
-      for (const failed of outcome.failedItems) {
-        const check = checks[failed]!;
-        if (!refused.has(check.index)) refused.set(check.index, check.extra);
-      }
-      return refused;
-    }
-    if (attempt >= 10) return refused; // still contended: the commit itself judges the conditions
-    await sleep(Math.random() * 10 * attempt);
-  }
-}
-
-async function settleFailed(deps: Deps, entry: Candidate, failedItem: number): Promise<void> {
-  if (entry.local) entry.local.settle({ status: 'failed', failedItem });
-  else await failIntent(deps, entry, failedItem, deps.clock.now().toISOString());
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }

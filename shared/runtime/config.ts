@@ -1,3 +1,4 @@
+import type { WritePolicy } from '../domain/rate-limit/token-bucket.js';
 import type { QueueName } from '../ports/queue.js';
 
 /** Configuration is read once, from the environment, by these helpers; a missing required value fails fast. */
@@ -72,7 +73,34 @@ export const ENV = {
   localInstances: 'LOCAL_INSTANCES',
   /** Embedded stack with instances: "true" freezes an instance between invocations, as Lambda does. */
   localFreezeBetweenInvocations: 'LOCAL_FREEZE_BETWEEN_INVOCATIONS',
+  /** Ledger-writing requests per second per firm, for every firm (overrides the plan's; "0": no limit). */
+  firmWriteRatePerSecond: 'FIRM_WRITE_RATE_PER_S',
+  /** With FIRM_WRITE_RATE_PER_S: the firm's bucket size (default: one second's worth, at least 1). */
+  firmWriteBurst: 'FIRM_WRITE_BURST',
 } as const;
+
+/**
+ * Where a firm's ledger-writing limit comes from (docs/architecture.md §5, "Fair per-firm limits"):
+ * FIRM_WRITE_RATE_PER_S (and FIRM_WRITE_BURST) when set, the same for every firm ("0": none); else in AWS the
+ * firm's plan (PLAN_WRITE_LIMITS), and in the embedded stack no limit at all.
+ */
+export type FirmWriteLimits = { kind: 'none' } | { kind: 'fixed'; policy: WritePolicy } | { kind: 'plan' };
+
+export function firmWriteLimits(): FirmWriteLimits {
+  const rawRate = process.env[ENV.firmWriteRatePerSecond];
+  if (rawRate === undefined || rawRate === '') {
+    if (process.env[ENV.firmWriteBurst])
+      throw new Error(`${ENV.firmWriteBurst} needs ${ENV.firmWriteRatePerSecond}`);
+    return process.env[ENV.runtime] === 'aws' ? { kind: 'plan' } : { kind: 'none' };
+  }
+  const ratePerSecond = Number(rawRate);
+  if (!Number.isFinite(ratePerSecond) || ratePerSecond < 0)
+    throw new Error(`${ENV.firmWriteRatePerSecond} must be a non-negative number, got "${rawRate}"`);
+  if (ratePerSecond === 0) return { kind: 'none' };
+  const burst = intEnv(ENV.firmWriteBurst, Math.max(1, Math.ceil(ratePerSecond)));
+  if (burst < 1) throw new Error(`${ENV.firmWriteBurst} must be at least 1`);
+  return { kind: 'fixed', policy: { ratePerSecond, burst } };
+}
 
 /** The signer wrapper's settings (shared/adapters/throttled-signer.ts), the same in AWS and locally. */
 export function signerLimits(): { deadlineMs: number; maxInFlight: number } {

@@ -7,7 +7,7 @@ import {
   SIGNATURE_HEADER,
   signatureHeader,
 } from '../domain/webhooks/delivery.js';
-import { webhookNameOf } from '../domain/webhooks/events.js';
+import { endpointWants, webhookNameOf } from '../domain/webhooks/events.js';
 import { signingSecrets, standardWebhookHeaders, unixSeconds } from '../domain/webhooks/standard-webhooks.js';
 import { newId } from '../ids.js';
 import type { RecordMessage } from '../ledger-writer/dispatch.js';
@@ -70,8 +70,8 @@ export function queueAttempt(deps: Deps, message: Omit<AttemptMessage, 'kind'>, 
 export async function fanOut(deps: Deps, message: RecordMessage): Promise<number> {
   const event = webhookNameOf(message.eventType);
   if (event === null) return 0;
-  const endpoints = (await listWebhooks(deps, message.firmId)).filter(
-    (endpoint) => endpoint.isActive && endpoint.events.includes(event),
+  const endpoints = (await listWebhooks(deps, message.firmId)).filter((endpoint) =>
+    endpointWants(endpoint, message.eventType),
   );
   if (endpoints.length === 0) return 0;
   const record = await getRecordBySequence(deps, message.firmId, message.sequenceNumber);

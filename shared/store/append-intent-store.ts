@@ -5,14 +5,12 @@ import { keys, SK_PREFIX } from './keys.js';
 
 /**
  * Append intents: an append waiting in the firm's partition of the ledger table (`APPEND#<recordId>`) for the
- * instance that holds the firm's sequencer to seal and commit it. The commit turns the intent into its result
- * in the same transaction as the record (`COMMITTED`, with the record's canonical bytes); an append whose own
- * condition fails gets `FAILED` with the index of the failed write. The asker reads its result and deletes it.
+ * instance that holds the firm's sequencer to seal and commit it. The commit deletes the intent in the same
+ * transaction as the record, so a committed append is simply its record (the asker finds it by record id); an
+ * append whose own condition fails gets `FAILED` with the index of the failed write, which its asker reads and
+ * deletes.
  */
-export type IntentState =
-  | { state: 'PENDING' }
-  | { state: 'COMMITTED'; sequenceNumber: number; body: string }
-  | { state: 'FAILED'; failedItem: number };
+export type IntentState = { state: 'PENDING' } | { state: 'FAILED'; failedItem: number };
 
 const PENDING = 'PENDING';
 
@@ -22,8 +20,8 @@ export interface IntentOf {
   recordId: string;
 }
 
-export async function putIntent(deps: Deps, append: IntentOf): Promise<void> {
-  await send(deps.db, 'Put', {
+function intentPut(deps: Deps, append: IntentOf) {
+  return {
     TableName: deps.tables.ledger,
     Item: {
       ...keys.appendIntent(append.firmId, append.recordId),
@@ -31,13 +29,41 @@ export async function putIntent(deps: Deps, append: IntentOf): Promise<void> {
       append: JSON.stringify(append),
     },
     ConditionExpression: 'attribute_not_exists(pk)',
-  });
+  };
+}
+
+export async function putIntent(deps: Deps, append: IntentOf): Promise<void> {
+  await send(deps.db, 'Put', intentPut(deps, append));
+}
+
+/**
+ * Leaves the intent only if another instance holds the firm's sequencer lease now (held and not run out at
+ * `now`), in one transaction: true when it was left, false when the lease is free (nothing written). One call
+ * where "try to take the lease, fail, leave the intent" took two; a holder that lets go afterwards still finds
+ * the intent (it looks once more after releasing).
+ */
+export async function putIntentIfLeaseHeld(deps: Deps, append: IntentOf, now: number): Promise<boolean> {
+  const outcome = await writeConditionally(deps, [
+    { Put: intentPut(deps, append) },
+    {
+      ConditionCheck: {
+        TableName: deps.tables.ledger,
+        Key: keys.sequencerLease(append.firmId),
+        ConditionExpression: 'attribute_exists(pk) AND #until >= :now',
+        ExpressionAttributeNames: { '#until': 'until' },
+        ExpressionAttributeValues: { ':now': now },
+      },
+    },
+  ]);
+  if (outcome.status === 'committed') return true;
+  if (outcome.status === 'condition-failed' && !outcome.failedItems.includes(0)) return false;
+  throw new Error(`Leaving append intent ${append.recordId} failed: ${JSON.stringify(outcome)}`);
 }
 
 /**
  * The firm's waiting appends, oldest first (strongly consistent), among the first `limit` intents, and the
- * record ids of results settled before `staleBefore` (ISO time) that their asker never collected because it
- * died, for the caller to clear. Askers collect their results within milliseconds, so few are ever read.
+ * record ids of failures settled before `staleBefore` (ISO time) that their asker never collected because it
+ * died, for the caller to clear. Only failures stay behind (a commit deletes its intents), so few are ever read.
  */
 export async function listIntents<T extends IntentOf>(
   deps: Deps,
@@ -62,24 +88,15 @@ export async function listIntents<T extends IntentOf>(
   return { pending, stale };
 }
 
-/** The write that records a committed append's result, conditional on the intent still waiting. */
-export function committedIntentItem(
-  deps: Deps,
-  append: IntentOf,
-  sequenceNumber: number,
-  body: string,
-  settledAt: string,
-): TransactItem {
+/**
+ * The write that takes a committed append's intent away, in its record's transaction, conditional on the intent
+ * still waiting (its asker may have withdrawn it). Nothing else is written for the asker: its record is the result.
+ */
+export function committedIntentItem(deps: Deps, append: IntentOf): TransactItem {
   return {
-    Put: {
+    Delete: {
       TableName: deps.tables.ledger,
-      Item: {
-        ...keys.appendIntent(append.firmId, append.recordId),
-        state: 'COMMITTED',
-        sequenceNumber,
-        body,
-        settledAt,
-      },
+      Key: keys.appendIntent(append.firmId, append.recordId),
       ConditionExpression: '#state = :pending',
       ExpressionAttributeNames: { '#state': 'state' },
       ExpressionAttributeValues: { ':pending': PENDING },
@@ -119,8 +136,6 @@ export async function readIntent(deps: Deps, firmId: string, recordId: string): 
     ConsistentRead: true,
   });
   if (!Item) return null;
-  if (Item.state === 'COMMITTED')
-    return { state: 'COMMITTED', sequenceNumber: Item.sequenceNumber as number, body: Item.body as string };
   if (Item.state === 'FAILED') return { state: 'FAILED', failedItem: Item.failedItem as number };
   return { state: 'PENDING' };
 }
@@ -140,7 +155,7 @@ export function withdrawIntent(deps: Deps, firmId: string, recordId: string): Pr
   ]);
 }
 
-/** Clears a collected result. */
+/** Clears a collected failure. */
 export async function deleteIntent(deps: Deps, firmId: string, recordId: string): Promise<void> {
   await send(deps.db, 'Delete', { TableName: deps.tables.ledger, Key: keys.appendIntent(firmId, recordId) });
 }

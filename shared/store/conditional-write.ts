@@ -1,4 +1,4 @@
-import type { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import type { AttributeValue, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { Deps } from '../runtime/deps.js';
 import { dynamoSdk, send } from './dynamo.js';
@@ -9,14 +9,21 @@ export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems'
 /**
  * What became of a conditional write. Nothing is written unless it is `committed`:
  * - `condition-failed`: the conditions of the items at `failedItems` (indexes into the items given) did not hold;
- *   the caller decides what that means (another writer won, the state moved, the request is a conflict);
+ *   the caller decides what that means (another writer won, the state moved, the request is a conflict). A single
+ *   write that asked for `ReturnValuesOnConditionCheckFailure: 'ALL_OLD'` also gets the item as it was, `old`,
+ *   in DynamoDB's attribute-value form (`{ tat: { N: '…' } }`: the SDK leaves an error's item marshalled), so
+ *   the caller can decide again without reading it;
  * - `conflict`: no condition failed, but a concurrent transaction touched the same items; trying again on a
  *   fresh read is the usual answer.
  * Any other failure (throttling, validation, a network error) is thrown, never reported as an outcome.
  */
 export type WriteOutcome =
   | { readonly status: 'committed' }
-  | { readonly status: 'condition-failed'; readonly failedItems: readonly number[] }
+  | {
+      readonly status: 'condition-failed';
+      readonly failedItems: readonly number[];
+      readonly old?: Readonly<Record<string, AttributeValue>>;
+    }
   | { readonly status: 'conflict' };
 
 /** Every outcome but `committed`: what a caller that answers with written data passes on. */
@@ -104,7 +111,7 @@ async function sendOne<Committed>(write: () => Promise<Committed>): Promise<Comm
     const { ConditionalCheckFailedException, TransactionConflictException, TransactionCanceledException } =
       await dynamoSdk();
     if (error instanceof ConditionalCheckFailedException)
-      return { status: 'condition-failed', failedItems: [0] };
+      return { status: 'condition-failed', failedItems: [0], ...(error.Item ? { old: error.Item } : {}) };
     if (error instanceof TransactionConflictException) return { status: 'conflict' };
     if (error instanceof TransactionCanceledException) return outcomeOfCancellation(error);
     throw error;

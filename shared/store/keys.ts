@@ -21,6 +21,8 @@ export const keys = {
   apiKeyHash: (hash: string) => ({ pk: `APIKEYHASH#${hash}`, sk: 'APIKEYHASH' }),
   verification: (firmId: string, runId: string) => ({ pk: `FIRM#${firmId}`, sk: `VERIFY#${runId}` }),
   integrityCheckpoint: (firmId: string) => ({ pk: `FIRM#${firmId}`, sk: 'INTEGRITY#CHECKPOINT' }),
+  /** The firm's ledger-writing token bucket (shared/store/rate-limit-store.ts): one item, `tat` only. */
+  writeBucket: (firmId: string) => ({ pk: `FIRM#${firmId}`, sk: 'RATELIMIT#WRITES' }),
   job: (firmId: string, jobId: string) => ({ pk: `FIRM#${firmId}`, sk: `JOB#${jobId}` }),
   /**
    * A job waiting for routing (`RQUEUE#`) or for a senior to pick it up after escalation (`RESCALATED#`),

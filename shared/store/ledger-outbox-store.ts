@@ -1,6 +1,6 @@
 import type { LedgerRecord } from '../ledger/record.js';
 import type { Deps } from '../runtime/deps.js';
-import type { TransactItem } from './conditional-write.js';
+import { writeConditionally, type TransactItem } from './conditional-write.js';
 import { send } from './dynamo.js';
 import { keys, padSequence } from './keys.js';
 import { LEDGER_PENDING_ARCHIVE } from './tables.js';
@@ -61,6 +61,29 @@ export async function deleteOutbox(deps: Deps, firmId: string, sequenceNumber: n
     TableName: deps.tables.ledger,
     Key: keys.ledgerOutbox(firmId, sequenceNumber),
   });
+}
+
+/**
+ * Clears the outbox entries of records whose copies are done, in transactions of up to 100 deletes (a delete of
+ * an entry already gone is fine): one call for a batch of records instead of one per record. A transaction that
+ * meets another on the same entries (the sweep clearing them too) is followed by single deletes.
+ */
+export async function clearOutboxes(
+  deps: Deps,
+  firmId: string,
+  sequenceNumbers: readonly number[],
+): Promise<void> {
+  for (let from = 0; from < sequenceNumbers.length; from += 100) {
+    const chunk = sequenceNumbers.slice(from, from + 100);
+    const outcome = await writeConditionally(
+      deps,
+      chunk.map((sequenceNumber) => ({
+        Delete: { TableName: deps.tables.ledger, Key: keys.ledgerOutbox(firmId, sequenceNumber) },
+      })),
+    );
+    if (outcome.status !== 'committed')
+      await Promise.all(chunk.map((sequenceNumber) => deleteOutbox(deps, firmId, sequenceNumber)));
+  }
 }
 
 /** Outbox entries pending since before `olderThan` (ISO time), oldest first, across all firms and shards. */

@@ -16,7 +16,7 @@ export interface SealedAppend {
   record: LedgerRecord;
   /** Canonical JSON of the record: the exact bytes of its immutable copy, kept in the outbox entry. */
   body: string;
-  /** For an append that waits as an intent: the write recording its result (conditional on it still waiting). */
+  /** For an append that waits as an intent: the write taking the intent away (conditional on it still waiting). */
   intentResult?: TransactItem;
   /** Writes that commit atomically with the record, their conditions included. */
   extras: TransactItem[];
@@ -41,7 +41,7 @@ type Role = { index: number } & ({ role: 'record' | 'outbox' | 'intent' } | { ro
 /**
  * Commits consecutive records after `head` in one transaction: the head moves to the last record (conditional
  * on it not having moved), every record row is created (conditional on its sequence being unused) with its
- * outbox entry, every waiting intent gets its result, and every append's extra writes commit with it. The
+ * outbox entry, every waiting intent is taken away (its record is its result), and every append's extra writes commit with it. The
  * conditions make sequence numbers unique, gapless and strictly increasing whatever else runs.
  */
 export async function commitBatch(

@@ -17,6 +17,15 @@ export function webhookNameOf(eventType: LedgerEventType): WebhookEventName | nu
   return (WEBHOOK_EVENT_NAMES as Partial<Record<LedgerEventType, WebhookEventName>>)[eventType] ?? null;
 }
 
+/** Does an endpoint get records of this event type? Active, and subscribed to the type's webhook name. */
+export function endpointWants(
+  endpoint: { isActive: boolean; events: readonly string[] },
+  eventType: LedgerEventType,
+): boolean {
+  const name = webhookNameOf(eventType);
+  return name !== null && endpoint.isActive && endpoint.events.includes(name);
+}
+
 /** Why `name` cannot be subscribed to, for the 400 that names it. */
 export function unsubscribableReason(name: string): string {
   if (LEDGER_TYPES.has(name)) {

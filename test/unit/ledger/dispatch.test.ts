@@ -1,4 +1,8 @@
-import { dispatchRecord, type RecordMessage } from '../../../shared/ledger-writer/dispatch.js';
+import {
+  dispatchRecord,
+  subscribersOfFirm,
+  type RecordMessage,
+} from '../../../shared/ledger-writer/dispatch.js';
 import { LEDGER_EVENT_TYPES, type LedgerEventType } from '../../../shared/ledger/event-types.js';
 import type { QueueName } from '../../../shared/ports/queue.js';
 import type { Deps } from '../../../shared/runtime/deps.js';
@@ -64,5 +68,44 @@ describe('dispatchRecord', () => {
       'reporting',
       'webhooks',
     ]);
+  });
+});
+
+describe('subscribersOfFirm', () => {
+  function depsWithEndpoints(endpoints: { isActive: boolean; events: string[] }[]) {
+    const queries: unknown[] = [];
+    const db = {
+      send: async (command: { input: unknown }) => {
+        queries.push(command.input);
+        return {
+          Items: endpoints.map((e, i) => ({ pk: 'FIRM#firm_1', sk: `WEBHOOK#wh_${i}`, id: `wh_${i}`, ...e })),
+        };
+      },
+    };
+    return { deps: { db, tables: { main: 'main', ledger: 'ledger' } } as unknown as Deps, queries };
+  }
+  const webhooks = { queue: 'webhooks' as const, wants: () => true };
+  const archive = { queue: 'ledger-archive' as const, wants: () => true };
+
+  it('lets the webhooks queue hear only of event types an active endpoint of the firm subscribes to', async () => {
+    const { deps, queries } = depsWithEndpoints([
+      { isActive: true, events: ['document.approved'] },
+      { isActive: false, events: ['document.rejected'] },
+    ]);
+    const [forArchive, forWebhooks] = await subscribersOfFirm(deps, 'firm_1', [archive, webhooks]);
+    expect(queries).toHaveLength(1);
+    expect(forArchive!.wants('DOCUMENT_REJECTED')).toBe(true);
+    expect(forWebhooks!.wants('DOCUMENT_APPROVED')).toBe(true);
+    expect(forWebhooks!.wants('DOCUMENT_REJECTED')).toBe(false);
+    expect(forWebhooks!.wants('INCIDENT_LOGGED')).toBe(false);
+  });
+
+  it('sends nothing to the webhooks queue for a firm without endpoints, and reads nothing without that queue', async () => {
+    const none = depsWithEndpoints([]);
+    const [forWebhooks] = await subscribersOfFirm(none.deps, 'firm_1', [webhooks]);
+    expect(LEDGER_EVENT_TYPES.some((type) => forWebhooks!.wants(type))).toBe(false);
+    const other = depsWithEndpoints([{ isActive: true, events: ['document.approved'] }]);
+    await subscribersOfFirm(other.deps, 'firm_1', [archive]);
+    expect(other.queries).toHaveLength(0);
   });
 });

@@ -180,6 +180,22 @@ describe('updateConditionally', () => {
     db.on(UpdateCommand).rejects(other);
     await expect(updateConditionally(deps, update.Update!)).rejects.toBe(other);
   });
+
+  it('hands on the item as it was when the condition failed and the update asked for it (ALL_OLD)', async () => {
+    const old = { ...{ pk: { S: key.pk }, sk: { S: key.sk } }, a: { N: '7' } };
+    db.on(UpdateCommand).rejects(
+      new ConditionalCheckFailedException({ message: 'failed', ...metadata, Item: old }),
+    );
+    const asked = { ...update.Update!, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const };
+    expect(await updateConditionally(deps, asked)).toEqual({
+      status: 'condition-failed',
+      failedItems: [0],
+      old,
+    });
+    expect(db.commandCalls(UpdateCommand)[0]!.args[0].input).toMatchObject({
+      ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+    });
+  });
 });
 
 describe('writeNew', () => {

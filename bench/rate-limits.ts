@@ -1,0 +1,249 @@
+/**
+ * bench/rate-limits: fairness of the per-firm write limit (issue 19, part 6; docs/architecture.md §5, "Fair
+ * per-firm limits"). One embedded stack run like Lambda (LOCAL_INSTANCES isolated instances, a signer that behaves
+ * like KMS: SIGNER_LATENCY_MS per call, SIGNER_RATE_LIMIT calls per second shared by every instance), every firm
+ * limited to FIRM_WRITE_RATE_PER_S with FIRM_WRITE_BURST. Firm B writes at half its limit (open loop: a request
+ * every 1 / rate seconds, whatever the answers take), first alone, then while firm A bursts at 10x its limit;
+ * both phases in one run. Each write is `POST /v1/incidents` with the firm's API key (an INCIDENT_LOGGED append).
+ *
+ * Goal: while A bursts, B gets no 429 and a p99 no worse than 2x its p99 alone. Also checked: A is admitted at
+ * about its limit (rate x seconds + burst), and nothing is written for a refused request (A's records = A's 201s).
+ * Prints markdown for docs/benchmarks.md with date, machine and commit; exits non-zero when a goal is not met or
+ * any request got a 5xx.
+ *
+ *   npm run bench:rate-limits
+ *
+ * Environment: BENCH_SECONDS (20 per phase), BENCH_RATE (10 writes/s per firm), BENCH_BURST (20),
+ * BENCH_INSTANCES (8), BENCH_SIGNER_LATENCY_MS (15), BENCH_SIGNER_RATE_LIMIT (300), BENCH_WARMUP (200 appends).
+ */
+import { execFileSync } from 'node:child_process';
+import { cpus, loadavg, release, totalmem, type as osType } from 'node:os';
+import { performance } from 'node:perf_hooks';
+import { intEnv } from '../shared/runtime/config.js';
+import { createFirm, startStack, type EmbeddedStack, type OnboardedFirm } from './lib/stack.js';
+
+const SECONDS = intEnv('BENCH_SECONDS', 20);
+const RATE = intEnv('BENCH_RATE', 10);
+const BURST = intEnv('BENCH_BURST', 20);
+const INSTANCES = intEnv('BENCH_INSTANCES', 8);
+const SIGNER_LATENCY_MS = intEnv('BENCH_SIGNER_LATENCY_MS', 15);
+const SIGNER_RATE_LIMIT = intEnv('BENCH_SIGNER_RATE_LIMIT', 300);
+const WARMUP = intEnv('BENCH_WARMUP', 200);
+/** Firm B's rate: half its limit, so it never needs its burst. */
+const B_RATE = RATE / 2;
+/** Firm A's rate while it bursts: ten times its limit. */
+const A_RATE = RATE * 10;
+
+/** HTTP statuses seen, by status. */
+type Statuses = Record<number, number>;
+
+interface Flow {
+  statuses: Statuses;
+  /** Latency of every request, ms. */
+  latencies: number[];
+  /** From the first request sent to the last answer, ms. */
+  wallMs: number;
+}
+
+/** One write: POST /v1/incidents with the firm's API key. */
+async function write(stack: EmbeddedStack, firm: OnboardedFirm, index: number, flow: Flow): Promise<void> {
+  const start = performance.now();
+  const response = await fetch(`${stack.baseUrl}/v1/incidents`, {
+    method: 'POST',
+    headers: { 'X-Service-Key': firm.apiKey, 'Content-Type': 'application/json' },
+    body: JSON.stringify({
+      title: `Bench incident ${index}`,
+      description: 'A suitability report went out with a stale risk profile.',
+      severity: 'LOW',
+      category: 'OPERATIONAL',
+    }),
+  });
+  await response.arrayBuffer();
+  flow.latencies.push(performance.now() - start);
+  flow.statuses[response.status] = (flow.statuses[response.status] ?? 0) + 1;
+}
+
+/**
+ * Open loop: a request every 1 / rate seconds for `seconds`, each started on time whatever the earlier ones
+ * take (a closed loop would slow down with the server and hide its latency); resolves when all have answered.
+ */
+async function openLoop(
+  rate: number,
+  seconds: number,
+  flow: Flow,
+  request: (index: number) => Promise<void>,
+) {
+  const count = Math.round(rate * seconds);
+  const start = performance.now();
+  const pending: Promise<void>[] = [];
+  for (let i = 0; i < count; i++) {
+    const due = start + (i * 1000) / rate;
+    const wait = due - performance.now();
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    pending.push(request(i));
+  }
+  await Promise.all(pending);
+  flow.wallMs = performance.now() - start;
+}
+
+/** Runs `count` requests from `concurrency` loops (the warm-up). */
+async function closedLoops(count: number, concurrency: number, request: (index: number) => Promise<void>) {
+  let next = 0;
+  const loop = async () => {
+    while (next < count) await request(next++);
+  };
+  await Promise.all(Array.from({ length: concurrency }, loop));
+}
+
+/** Nearest-rank percentile. */
+function percentile(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.max(0, Math.ceil(p * sorted.length) - 1)] ?? Number.NaN;
+}
+
+const newFlow = (): Flow => ({ statuses: {}, latencies: [], wallMs: 0 });
+const count = (flow: Flow, status: number) => flow.statuses[status] ?? 0;
+const fivexx = (flow: Flow) =>
+  Object.entries(flow.statuses)
+    .filter(([status]) => Number(status) >= 500)
+    .reduce((total, [, n]) => total + n, 0);
+const fixed = (value: number, digits = 1) => value.toFixed(digits);
+const statusText = (flow: Flow) =>
+  Object.entries(flow.statuses)
+    .map(([status, n]) => `${n} × ${status}`)
+    .join(', ');
+
+/** The number of ledger records of a firm (GET /v1/ledger/records, one record per page: its total). */
+async function recordCount(stack: EmbeddedStack, firm: OnboardedFirm): Promise<number> {
+  const response = await fetch(`${stack.baseUrl}/v1/ledger/records?pageSize=1`, {
+    headers: { 'X-Service-Key': firm.apiKey },
+  });
+  if (response.status !== 200) throw new Error(`GET /v1/ledger/records: ${response.status}`);
+  return ((await response.json()) as { pagination: { total: number } }).pagination.total;
+}
+
+interface Result {
+  alone: Flow;
+  contended: Flow;
+  burst: Flow;
+  /** Firm A's ledger records written during its burst. */
+  aRecords: number;
+}
+
+async function measure(stack: EmbeddedStack): Promise<Result> {
+  // Warm-up: firms each within their burst, so nothing is refused, until WARMUP appends have run.
+  console.error(`Warming up (${WARMUP} appends over firms of ${BURST} writes each)...`);
+  for (let done = 0; done < WARMUP; done += BURST) {
+    const firm = await createFirm(stack, { name: `Bench Advisers warm-up ${done}` });
+    await closedLoops(Math.min(BURST, WARMUP - done), 4, (i) => write(stack, firm, i, newFlow()));
+  }
+  const a = await createFirm(stack, { name: 'Bench Advisers A (bursting)' });
+  const b = await createFirm(stack, { name: 'Bench Advisers B (within its limit)' });
+
+  console.error(`Firm B alone at ${B_RATE}/s for ${SECONDS} s...`);
+  const alone = newFlow();
+  await openLoop(B_RATE, SECONDS, alone, (i) => write(stack, b, i, alone));
+
+  console.error(`Firm B at ${B_RATE}/s while firm A bursts at ${A_RATE}/s (10x its limit), ${SECONDS} s...`);
+  const contended = newFlow();
+  const burst = newFlow();
+  const aBefore = await recordCount(stack, a);
+  await Promise.all([
+    openLoop(B_RATE, SECONDS, contended, (i) => write(stack, b, 100_000 + i, contended)),
+    openLoop(A_RATE, SECONDS, burst, (i) => write(stack, a, i, burst)),
+  ]);
+  return { alone, contended, burst, aRecords: (await recordCount(stack, a)) - aBefore };
+}
+
+/** The commit measured (`-dirty` when the working tree has uncommitted changes). */
+function revision(): string {
+  try {
+    return execFileSync('git', ['describe', '--always', '--dirty'], { encoding: 'utf8' }).trim();
+  } catch {
+    return 'unknown';
+  }
+}
+
+function report(
+  result: Result,
+  run: { startedAt: Date; seconds: number; load: number[] },
+): { text: string; ok: boolean } {
+  const { alone, contended, burst, aRecords } = result;
+  const p99Alone = percentile(alone.latencies, 0.99);
+  const p99With = percentile(contended.latencies, 0.99);
+  const ratio = p99With / p99Alone;
+  const bRefused = count(alone, 429) + count(contended, 429);
+  const aAdmitted = count(burst, 201);
+  // Admitted at most: the burst plus the rate over the time A's requests were being answered. When the stack
+  // cannot even take A's requests faster than its limit (a machine too busy), nothing is refused: not met.
+  const aCeiling = BURST + Math.ceil((RATE * burst.wallMs) / 1000);
+  const errors = fivexx(alone) + fivexx(contended) + fivexx(burst);
+  const check = (ok: boolean) => (ok ? 'met' : '**not met**');
+  const goals = {
+    noRefusal: bRefused === 0,
+    p99: ratio <= 2,
+    aLimited: aAdmitted <= aCeiling && count(burst, 429) > 0,
+    nothingWritten: aRecords === aAdmitted,
+    no5xx: errors === 0,
+  };
+  const cpu = cpus();
+  const row = (label: string, flow: Flow) =>
+    `| ${label} | ${flow.latencies.length} | ${fixed(percentile(flow.latencies, 0.5))} | ${fixed(percentile(flow.latencies, 0.99))} | ${count(flow, 429)} | ${statusText(flow)} |`;
+  const text = [
+    `Run: ${run.startedAt.toISOString()}, ${fixed(run.seconds, 0)} s in all, code at ${revision()}`,
+    `Machine: ${cpu[0]?.model ?? 'unknown CPU'} x ${cpu.length}, ${fixed(totalmem() / 2 ** 30)} GiB, ` +
+      `${osType()} ${release()}, Node ${process.version}, load average ${run.load.map((l) => fixed(l, 2)).join(' ')} at start, ` +
+      `${loadavg()
+        .map((l) => fixed(l, 2))
+        .join(' ')} at end`,
+    `Settings: FIRM_WRITE_RATE_PER_S=${RATE}, FIRM_WRITE_BURST=${BURST}, LOCAL_INSTANCES=${INSTANCES}, ` +
+      `SIGNER_LATENCY_MS=${SIGNER_LATENCY_MS}, SIGNER_RATE_LIMIT=${SIGNER_RATE_LIMIT}; firm B at ${B_RATE}/s, ` +
+      `firm A at ${A_RATE}/s, ${SECONDS} s per phase (open loop), warm-up ${WARMUP} appends`,
+    '',
+    '| Goal | Measured | |',
+    '|---|---|---|',
+    `| B gets no 429 | ${bRefused} | ${check(goals.noRefusal)} |`,
+    `| B's p99 while A bursts ≤ 2 × B's p99 alone | ${fixed(p99With)} / ${fixed(p99Alone)} ms = ${fixed(ratio, 2)} | ${check(goals.p99)} |`,
+    `| A limited: 429s, and admitted ≤ burst + rate × A's wall time (${fixed(burst.wallMs / 1000)} s) | ${aAdmitted} admitted ≤ ${aCeiling}, ${count(burst, 429)} × 429 | ${check(goals.aLimited)} |`,
+    `| Nothing written for a refused request: A's new records = A's 201s | ${aRecords} = ${aAdmitted} | ${check(goals.nothingWritten)} |`,
+    `| No 5xx | ${errors} | ${check(goals.no5xx)} |`,
+    '',
+    '| Flow | Requests | p50 ms | p99 ms | 429 | HTTP statuses |',
+    '|---|---:|---:|---:|---:|---|',
+    row(`B alone (${B_RATE}/s)`, alone),
+    row(`B while A bursts (${B_RATE}/s)`, contended),
+    row(`A bursting (${A_RATE}/s)`, burst),
+  ].join('\n');
+  return { text, ok: Object.values(goals).every(Boolean) };
+}
+
+async function main(): Promise<number> {
+  const startedAt = new Date();
+  const load = loadavg();
+  const started = performance.now();
+  console.error(
+    `Starting the embedded stack (${INSTANCES} instances, limit ${RATE}/s burst ${BURST} per firm)...`,
+  );
+  const stack = await startStack({
+    env: {
+      LOCAL_INSTANCES: String(INSTANCES),
+      SIGNER_LATENCY_MS: String(SIGNER_LATENCY_MS),
+      SIGNER_RATE_LIMIT: String(SIGNER_RATE_LIMIT),
+      FIRM_WRITE_RATE_PER_S: String(RATE),
+      FIRM_WRITE_BURST: String(BURST),
+    },
+  });
+  try {
+    const result = await measure(stack);
+    const { text, ok } = report(result, { startedAt, seconds: (performance.now() - started) / 1000, load });
+    console.log(text);
+    return ok ? 0 : 1;
+  } catch (error) {
+    console.error(`bench/rate-limits failed: ${(error as Error).message}\nstack output:\n${stack.logs()}`);
+    throw error;
+  } finally {
+    await stack.stop();
+  }
+}
+
+process.exitCode = await main();

@@ -1,0 +1,62 @@
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import type { Principal } from '../domain/auth/principal.js';
+import { refillSeconds, type BucketView, type WritePolicy } from '../domain/rate-limit/token-bucket.js';
+import { RateLimitedError } from '../errors.js';
+import type { RouteDef } from '../routes/route.js';
+import type { Deps } from '../runtime/deps.js';
+import { takeFirmWriteToken } from '../services/write-limits.js';
+
+/** The policy's name in RateLimit-Policy and RateLimit: the firm's ledger-writing requests. */
+export const WRITE_POLICY_NAME = 'firm-writes';
+
+/** A ledger-writing route: one that may append records (it signs), and so spends the shared KMS quota. */
+export const isLimitedRoute = (route: RouteDef): boolean => route.permissions.sign === true;
+
+/** The headers of the request's answer, kept from the check until the answer (success or error) is built. */
+const headersOf = new WeakMap<object, Record<string, string>>();
+
+/**
+ * The per-firm limit of ledger-writing requests (docs/architecture.md §5, "Fair per-firm limits"), run by
+ * defineHandler after authentication and before the body is read: takes a token from the firm's bucket (one
+ * conditional UpdateItem), or refuses with RATE_LIMITED (429, Retry-After), nothing written. Either way the
+ * answer carries RateLimit-Policy and RateLimit. No limit configured, a public route or a route that does not
+ * write the ledger: nothing happens, no DynamoDB call. Worker-side appends never come here: the limit is on a
+ * firm's requests.
+ */
+export async function limitFirmWrites(
+  deps: Deps,
+  route: RouteDef,
+  principal: Principal | null,
+  event: APIGatewayProxyEventV2,
+): Promise<void> {
+  if (!principal || !isLimitedRoute(route)) return;
+  const taken = await takeFirmWriteToken(deps, principal.firmId);
+  if (!taken) return;
+  headersOf.set(event, rateLimitHeaders(taken.policy, taken.view));
+  if (!taken.view.allowed)
+    throw new RateLimitedError(
+      `Too many ledger-writing requests for this firm (${taken.policy.burst} at once, ${taken.policy.ratePerSecond}/s); retry after ${taken.view.nextTokenSeconds} s`,
+      taken.view.nextTokenSeconds,
+    );
+}
+
+/** The answer with the request's RateLimit headers, when it went through the check. */
+export function withRateLimitHeaders(
+  event: APIGatewayProxyEventV2,
+  response: APIGatewayProxyStructuredResultV2,
+): APIGatewayProxyStructuredResultV2 {
+  const headers = headersOf.get(event);
+  return headers ? { ...response, headers: { ...response.headers, ...headers } } : response;
+}
+
+/**
+ * draft-ietf-httpapi-ratelimit-headers-11 (structured-field lists of items): the policy, `q` tokens per `w`
+ * seconds (the bucket and the time it takes to fill), and the service limit now, `r` whole tokens left and `t`
+ * seconds until the next one (on a 429 the same as Retry-After).
+ */
+export function rateLimitHeaders(policy: WritePolicy, view: BucketView): Record<string, string> {
+  return {
+    'ratelimit-policy': `"${WRITE_POLICY_NAME}";q=${policy.burst};w=${refillSeconds(policy)}`,
+    ratelimit: `"${WRITE_POLICY_NAME}";r=${view.remaining};t=${view.nextTokenSeconds}`,
+  };
+}

@@ -1,0 +1,191 @@
+import type { Deps } from '../runtime/deps.js';
+import { logger } from '../runtime/logger.js';
+import { writeConditionally, type TransactItem } from '../store/conditional-write.js';
+import { committedIntentItem, failIntent } from '../store/append-intent-store.js';
+import { advanceHeadToLastRecord, commitBatch, type SealedAppend } from '../store/ledger-writes.js';
+import { readHead, type ChainHead } from '../store/ledger-store.js';
+import { conditionChecks, extrasAt, placeBatch, type PendingAppend } from './append-batch.js';
+import { canonicalJson, computeChainHash, computeRecordHash, signedMessage } from '../ledger/hashing.js';
+import type { LedgerRecord } from '../ledger/record.js';
+import { publicKeyBase64 } from '../ledger/signing-key.js';
+
+/**
+ * One batch of a firm's appends, committed by the sequencer that holds the firm's lease (./sequencer.ts):
+ * placed after the head, their own conditions checked before anything is signed, hashed in order, signed in
+ * parallel, committed in one conditional transaction; lost races re-place it (docs/architecture.md §5).
+ */
+
+/** How an append ended: committed at a position, or refused by its own condition (nothing written). */
+export type Sequenced =
+  { status: 'committed'; record: LedgerRecord; body: string } | { status: 'failed'; failedItem: number };
+
+/** An append of the holder's own process, with how to answer its caller. */
+export interface LocalAppend {
+  append: PendingAppend;
+  settle: (result: Sequenced | Error) => void;
+}
+
+/** An append of a batch: the holder's own (`local`) or another instance's intent (`remote`). */
+export type Candidate = PendingAppend & { remote: boolean; local?: LocalAppend };
+
+/** A committed record of a batch, with the holder's own caller when it is one of this process's appends. */
+export interface CommittedAppend {
+  record: LedgerRecord;
+  body: string;
+  local: LocalAppend | undefined;
+}
+
+export interface BatchResult {
+  head: ChainHead;
+  /** Appends left for a later batch (not signed in time). */
+  later: Candidate[];
+  committed: CommittedAppend[];
+}
+
+/** Attempts at one batch before its appends fail (each lost attempt re-reads the head). */
+const BATCH_ATTEMPTS = 50;
+
+/**
+ * Commits one batch; returns the new head, the appends committed (the caller archives them and answers the
+ * holder's own callers) and the appends left for a later batch. Failed appends are settled here.
+ * Appends whose own conditions fail (checked before signing, and by the commit itself) fail alone; the rest are
+ * placed again. A signature is reused whenever a record's chain hash is unchanged by a re-placement, so a Sign is
+ * spent again only for positions that really moved. When the signer refuses some records (throttled past its
+ * deadline), the records signed before the first refused one commit and the rest wait for a later batch, so the
+ * quota's signatures are not thrown away; only a batch whose first record cannot be signed fails (503).
+ */
+export async function commitInBatch(
+  deps: Deps,
+  head: ChainHead,
+  planned: Candidate[],
+  signatures: Map<string, string>,
+): Promise<BatchResult> {
+  let entries = planned;
+  let later: Candidate[] = [];
+  const publicKey = await publicKeyBase64(deps.signer);
+  for (let attempt = 1; attempt <= BATCH_ATTEMPTS && entries.length > 0; attempt++) {
+    const payloads = placeBatch(entries, head);
+    const extras = entries.map((entry, i) => extrasAt(entry, payloads[i]!.timestamp));
+    const refused = await refusedBeforeSigning(deps, extras);
+    if (refused.size > 0) {
+      await Promise.all(
+        [...refused].map(([index, failedItem]) => settleFailed(deps, entries[index]!, failedItem)),
+      );
+      entries = entries.filter((_, i) => !refused.has(i));
+      continue;
+    }
+    let previousHash = head.chainHash;
+    let unsigned = payloads.map((payload) => {
+      const recordHash = computeRecordHash(payload);
+      const chainHash = computeChainHash(previousHash, recordHash);
+      const linked = { ...payload, previousHash, recordHash, chainHash };
+      previousHash = chainHash;
+      return linked;
+    });
+    const signing = await Promise.allSettled(
+      unsigned
+        .filter((r) => !signatures.has(r.chainHash))
+        .map(async (r) => {
+          const signature = await deps.signer.sign(signedMessage(r.chainHash));
+          signatures.set(r.chainHash, Buffer.from(signature).toString('base64'));
+        }),
+    );
+    const firstUnsigned = unsigned.findIndex((r) => !signatures.has(r.chainHash));
+    if (firstUnsigned === 0)
+      throw signing.find((s): s is PromiseRejectedResult => s.status === 'rejected')!.reason;
+    if (firstUnsigned > 0) {
+      later = [...entries.slice(firstUnsigned), ...later];
+      entries = entries.slice(0, firstUnsigned);
+      unsigned = unsigned.slice(0, firstUnsigned);
+    }
+    const sealed: SealedAppend[] = unsigned.map((r, i) => {
+      const record: LedgerRecord = { ...r, signature: signatures.get(r.chainHash)!, publicKey };
+      const body = canonicalJson(record);
+      const entry = entries[i]!;
+      return {
+        record,
+        body,
+        extras: extras[i]!,
+        ...(entry.remote ? { intentResult: committedIntentItem(deps, entry) } : {}),
+      };
+    });
+    const outcome = await commitBatch(deps, head, sealed);
+    switch (outcome.kind) {
+      case 'committed':
+        return {
+          head: {
+            sequenceNumber: sealed.at(-1)!.record.sequenceNumber,
+            chainHash: sealed.at(-1)!.record.chainHash,
+            timestamp: sealed.at(-1)!.record.timestamp,
+          },
+          later,
+          committed: sealed.map((s, i) => ({ record: s.record, body: s.body, local: entries[i]!.local })),
+        };
+      case 'head-moved':
+        logger.warn('Ledger head moved under the sequencer; placing the batch again', {
+          firmId: entries[0]!.firmId,
+        });
+        head = await readHead(deps, entries[0]!.firmId);
+        break;
+      case 'head-behind':
+        logger.warn('Ledger head is behind its records; advancing it', { firmId: entries[0]!.firmId, head });
+        await advanceHeadToLastRecord(deps, entries[0]!.firmId, head);
+        head = await readHead(deps, entries[0]!.firmId);
+        break;
+      case 'append-failed':
+        await settleFailed(deps, entries[outcome.index]!, outcome.failedItem);
+        entries = entries.filter((_, i) => i !== outcome.index);
+        break;
+      case 'withdrawn':
+        entries = entries.filter((_, i) => i !== outcome.index);
+        break;
+      case 'conflict':
+        await sleep(Math.random() * 10 * attempt);
+        break;
+    }
+  }
+  if (entries.length > 0)
+    throw new Error(
+      `Could not commit a batch of ${entries.length} ledger appends after ${BATCH_ATTEMPTS} attempts`,
+    );
+  return { head, later, committed: [] };
+}
+
+/**
+ * Which appends would fail their own conditions now, by index, with the index of the failing extra write:
+ * one transaction of condition checks, which writes nothing. Appends of one batch never share an item, so
+ * each is judged alone.
+ */
+async function refusedBeforeSigning(
+  deps: Deps,
+  extras: readonly (readonly TransactItem[])[],
+): Promise<Map<number, number>> {
+  const checks = extras.flatMap((items, index) => conditionChecks(items).map((c) => ({ index, ...c })));
+  const refused = new Map<number, number>();
+  if (checks.length === 0) return refused;
+  for (let attempt = 1; ; attempt++) {
+    const outcome = await writeConditionally(
+      deps,
+      checks.map((c) => c.check),
+    );
+    if (outcome.status === 'committed') return refused;
+    if (outcome.status === 'condition-failed') {
+      for (const failed of outcome.failedItems) {
+        const check = checks[failed]!;
+        if (!refused.has(check.index)) refused.set(check.index, check.extra);
+      }
+      return refused;
+    }
+    if (attempt >= 10) return refused; // still contended: the commit itself judges the conditions
+    await sleep(Math.random() * 10 * attempt);
+  }
+}
+
+async function settleFailed(deps: Deps, entry: Candidate, failedItem: number): Promise<void> {
+  if (entry.local) entry.local.settle({ status: 'failed', failedItem });
+  else await failIntent(deps, entry, failedItem, deps.clock.now().toISOString());
+}
+
+export function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
