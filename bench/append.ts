@@ -317,11 +317,47 @@ async function measurePuts(
   };
 }
 
+/**
+ * The floor of any append on this stack: the same authenticated POST /v1/incidents with a body that fails
+ * validation (400 after the API-key check), so it crosses the gateway, an instance and authentication and
+ * writes nothing. An append does all of that and more; if this floor is already below a goal's rate, no design
+ * of the append can reach the goal on this machine.
+ */
+async function measureFloor(stack: EmbeddedStack, firm: OnboardedFirm, writers: number): Promise<FloorLevel> {
+  const statuses: Statuses = {};
+  const before = cpuSeconds(stack.dynamoPid);
+  const run = await runLoops(APPENDS * 2, writers, async () => {
+    const response = await fetch(`${stack.baseUrl}/v1/incidents`, {
+      method: 'POST',
+      headers: { 'X-Service-Key': firm.apiKey, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ title: '' }),
+    });
+    await response.arrayBuffer();
+    statuses[response.status] = (statuses[response.status] ?? 0) + 1;
+  });
+  if (Object.keys(statuses).some((code) => code !== '400'))
+    throw new Error(`floor requests answered ${statusText(statuses)}, expected 400 only`);
+  return {
+    writers,
+    requestsPerSecond: (APPENDS * 2) / (run.wallMs / 1000),
+    p50: percentile(run.latencies, 0.5),
+    dynamoCpuPerRequestMs: ((cpuSeconds(stack.dynamoPid) - before) * 1000) / (APPENDS * 2),
+  };
+}
+
+interface FloorLevel {
+  writers: number;
+  requestsPerSecond: number;
+  p50: number;
+  dynamoCpuPerRequestMs: number;
+}
+
 interface Profile {
   name: 'storage' | 'quota';
   signerRateLimit: number;
   puts: PutLevel[];
   levels: Level[];
+  floor?: FloorLevel;
 }
 
 async function withStack<T>(
@@ -379,7 +415,9 @@ async function storageProfile(): Promise<Profile> {
     levels.push(await measureAppends(stack, deps, '8 firms x 8', firms, 8));
     // PutItem again after the appends: the same DynamoDB Local, as warm as it will get.
     puts.push(await measurePuts(stack, db, 'p32-after', 32));
-    return { name: 'storage', signerRateLimit: 300, puts, levels };
+    console.error('Request floor: 32 writers, authenticated requests refused by validation...');
+    const floor = await measureFloor(stack, firms[0]!, 32);
+    return { name: 'storage', signerRateLimit: 300, puts, levels, floor };
   });
 }
 
@@ -490,6 +528,14 @@ function report(storage: Profile, quota: Profile, run: { startedAt: Date; second
     ...storage.puts.map((l, i) => putRow(storage, l, i === 2 ? ' (after the appends)' : '')),
     ...quota.puts.map((l) => putRow(quota, l, '')),
     '',
+    ...(storage.floor
+      ? [
+          `Request floor (authenticated POST /v1/incidents refused by validation, 400, nothing written; ${storage.floor.writers} writers): ` +
+            `${fixed(storage.floor.requestsPerSecond)} requests/s = ${fixed(storage.floor.requestsPerSecond / (sumOf(storage.puts.filter((p) => p.writers === 32).map((p) => p.putsPerSecond)) / storage.puts.filter((p) => p.writers === 32).length), 2)} × raw PutItem/s at 32, ` +
+            `p50 ${fixed(storage.floor.p50)} ms, DynamoDB Local CPU ${fixed(storage.floor.dynamoCpuPerRequestMs, 2)} ms / request.`,
+          '',
+        ]
+      : []),
     `DynamoDB Local CPU per append ÷ per raw PutItem: ${fixed(w32.dynamoCpuPerAppendMs / put1.dynamoCpuPerPutMs, 1)} at 32 writers ` +
       `(against PutItem at 1 writer; ${fixed(w32.dynamoCpuPerAppendMs / storage.puts[1]!.dynamoCpuPerPutMs, 1)} against PutItem at 32).`,
     '',

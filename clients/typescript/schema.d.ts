@@ -25,6 +25,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/verify/offline": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The offline evidence verifier (HTML page)
+         * @description A self-contained page that verifies an evidence bundle (GET /v1/ledger/export) in the browser with WebCrypto, dropped onto it or chosen with its file input. It makes no request; save it to verify without any network (also docs/evidence-verifier.html in the repository).
+         */
+        get: operations["getOfflineEvidenceVerifier"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        /**
+         * The offline evidence verifier (HTML page) (headers only)
+         * @description The headers of GET /verify/offline, without a body.
+         */
+        head: operations["getOfflineEvidenceVerifierHead"];
+        patch?: never;
+        trace?: never;
+    };
     "/openapi.json": {
         parameters: {
             query?: never;
@@ -67,6 +91,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/ledger/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An offline evidence bundle of a range of the chain
+         * @description Records fromSequence..toSequence in sequence order with the record before the range, the key history and the chain head: everything `npm run verify-evidence` or the page at /verify/offline needs, without the service. Bounded: at most limit (≤ 1,000) records and 4 MiB of record JSON; nextFromSequence, when not null, is where the next bundle starts. A range past the head returns what exists.
+         */
+        get: operations["exportLedgerEvidence"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/ledger/records/{id}": {
         parameters: {
             query?: never;
@@ -76,6 +120,26 @@ export interface paths {
         };
         /** One ledger record */
         get: operations["getLedgerRecord"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/ledger/records/{id}/evidence": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One record's offline evidence bundle, with its certificate
+         * @description The evidence bundle of GET /v1/ledger/export for just this record (with the record before it and the key history), plus its certificate as issued (null when it has none), which the offline verifiers check names the record and its hashes.
+         */
+        get: operations["getLedgerRecordEvidence"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1834,6 +1898,54 @@ export interface components {
             /** @description Why senior sign-off is needed */
             reason: string;
         };
+        /** @description A self-contained, offline-verifiable range of the firm's chain (docs/ledger-format.md, "Evidence bundles"): at most 1000 records and 4194304 bytes of record JSON */
+        EvidenceBundle: {
+            /** @constant */
+            format: "gls-evidence-bundle";
+            /** @constant */
+            version: 1;
+            firmId: string;
+            range: {
+                fromSequence: number;
+                toSequence: number | null;
+            };
+            /** @description The chain head when the bundle was made */
+            headSequenceNumber: number;
+            /** @description Cursor: ask again with fromSequence set to it for the rest of the range; null at its end */
+            nextFromSequence: number | null;
+            /** @description The record before fromSequence (its chainHash anchors the first record's link); null from 1 */
+            predecessor: components["schemas"]["LedgerRecord"] | null;
+            records: components["schemas"]["LedgerRecord"][];
+            keyHistory: {
+                version: number;
+                keys: {
+                    /** @description hex SHA-256 of the DER SubjectPublicKeyInfo */
+                    fingerprint: string;
+                    /** @description base64 DER SubjectPublicKeyInfo */
+                    publicKey: string;
+                    /** @constant */
+                    algorithm: "ECDSA_SHA_256";
+                    /** @constant */
+                    keySpec: "ECC_NIST_P256";
+                    /**
+                     * Format: date-time
+                     * @description ISO 8601 date-time (UTC, milliseconds)
+                     */
+                    validFrom: string;
+                    validUntil: string | null;
+                    revokedFrom: string | null;
+                    endorsement: {
+                        signedBy: string;
+                        signature: string;
+                    } | null;
+                }[];
+            };
+            /**
+             * Format: date-time
+             * @description ISO 8601 date-time (UTC, milliseconds)
+             */
+            generatedAt: string;
+        };
         ExplainabilityRecord: {
             job: components["schemas"]["ReviewJobDetail"];
             reviewer: {
@@ -2274,6 +2386,72 @@ export interface components {
             pageSize: number;
             total: number;
             totalPages: number;
+        };
+        /** @description The evidence bundle of one record (its range is that record), with its certificate */
+        RecordEvidenceBundle: {
+            /** @constant */
+            format: "gls-evidence-bundle";
+            /** @constant */
+            version: 1;
+            firmId: string;
+            range: {
+                fromSequence: number;
+                toSequence: number | null;
+            };
+            /** @description The chain head when the bundle was made */
+            headSequenceNumber: number;
+            /** @description Cursor: ask again with fromSequence set to it for the rest of the range; null at its end */
+            nextFromSequence: number | null;
+            /** @description The record before fromSequence (its chainHash anchors the first record's link); null from 1 */
+            predecessor: components["schemas"]["LedgerRecord"] | null;
+            records: components["schemas"]["LedgerRecord"][];
+            keyHistory: {
+                version: number;
+                keys: {
+                    /** @description hex SHA-256 of the DER SubjectPublicKeyInfo */
+                    fingerprint: string;
+                    /** @description base64 DER SubjectPublicKeyInfo */
+                    publicKey: string;
+                    /** @constant */
+                    algorithm: "ECDSA_SHA_256";
+                    /** @constant */
+                    keySpec: "ECC_NIST_P256";
+                    /**
+                     * Format: date-time
+                     * @description ISO 8601 date-time (UTC, milliseconds)
+                     */
+                    validFrom: string;
+                    validUntil: string | null;
+                    revokedFrom: string | null;
+                    endorsement: {
+                        signedBy: string;
+                        signature: string;
+                    } | null;
+                }[];
+            };
+            /**
+             * Format: date-time
+             * @description ISO 8601 date-time (UTC, milliseconds)
+             */
+            generatedAt: string;
+            /** @description The certificate as issued (what it prints and certified); null when the record has none */
+            certificate: {
+                id: string;
+                ledgerRecordId: string;
+                firmId: string;
+                firmName: string;
+                firmFrnNumber: string;
+                /**
+                 * Format: date-time
+                 * @description ISO 8601 date-time (UTC, milliseconds)
+                 */
+                issuedAt: string;
+                verificationUrl: string;
+                metadata: components["schemas"]["CertificateMetadata"];
+                sequenceNumber: number;
+                recordHash: string;
+                chainHash: string;
+            } | null;
         };
         ReportLogEntry: {
             /** @description rpt_<ULID> */
@@ -2838,6 +3016,92 @@ export interface operations {
             };
         };
     };
+    getOfflineEvidenceVerifier: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description UNPROCESSABLE: the answer would exceed 5 MiB, the platform's limit; narrow the request */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (stage throttling); retry with backoff */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getOfflineEvidenceVerifierHead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description UNPROCESSABLE: the answer would exceed 5 MiB, the platform's limit; narrow the request */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Too many requests (stage throttling); retry with backoff */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
     getOpenApi: {
         parameters: {
             query?: never;
@@ -3010,6 +3274,87 @@ export interface operations {
             };
         };
     };
+    exportLedgerEvidence: {
+        parameters: {
+            query?: {
+                /** @description First sequence number (inclusive); default 1 */
+                fromSequence?: number;
+                /** @description Last sequence number (inclusive); default the chain head. A range past the head is not an error */
+                toSequence?: number;
+                /** @description At most this many records, 1 to 1000 */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The evidence bundle */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EvidenceBundle"];
+                };
+            };
+            /** @description Invalid request (details lists the offending fields) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Credential lacks the role or credential type required */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNPROCESSABLE: the answer would exceed 5 MiB, the platform's limit; narrow the request */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (stage throttling); retry with backoff */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     getLedgerRecord: {
         parameters: {
             query?: never;
@@ -3028,6 +3373,91 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["LedgerRecord"];
+                };
+            };
+            /** @description Invalid request (details lists the offending fields) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Credential lacks the role or credential type required */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (also for resources of another firm) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNPROCESSABLE: the answer would exceed 5 MiB, the platform's limit; narrow the request */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (stage throttling); retry with backoff */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getLedgerRecordEvidence: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The evidence bundle of the record */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RecordEvidenceBundle"];
                 };
             };
             /** @description Invalid request (details lists the offending fields) */

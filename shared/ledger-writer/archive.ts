@@ -24,30 +24,29 @@ export async function archiveRecord(
 
 /**
  * archiveRecord for the records of one committed batch of a firm (the sequencer's holder calls it): the copies
- * and dispatches run in parallel, and the outbox entries of those that succeeded are cleared together, one
- * transaction of deletes instead of one call per record. Never throws: what is not done stays in the outbox for
- * the sweep.
+ * and dispatches run in parallel (the firm's webhook endpoints are read beside the copies: only dispatch needs
+ * them), `copied` is called once they are done (the holder answers its callers then), and the outbox entries of
+ * those that succeeded are cleared together, one transaction of deletes instead of one call per record. Never
+ * throws: what is not done stays in the outbox for the sweep.
  */
 export async function archiveBatch(
   deps: Deps,
   committed: readonly { record: LedgerRecord; body: string }[],
+  copied: () => void = () => undefined,
 ): Promise<void> {
+  if (committed.length === 0) return copied();
+  const { firmId } = committed[0]!.record;
+  const subscribers = subscribersOfFirm(deps, firmId);
+  subscribers.catch(() => undefined); // awaited by each dispatch, which reports a failed read as its own
+  const done = await Promise.all(committed.map((c) => copyAndDispatch(deps, c.record, c.body, subscribers)));
+  copied();
+  const archived = committed.filter((_, i) => done[i]).map((c) => c.record.sequenceNumber);
+  if (archived.length === 0) return;
   try {
-    if (committed.length === 0) return;
-    const subscribers = await subscribersOfFirm(deps, committed[0]!.record.firmId);
-    const copied = await Promise.all(
-      committed.map((c) => copyAndDispatch(deps, c.record, c.body, subscribers)),
-    );
-    const done = committed.filter((_, i) => copied[i]).map((c) => c.record);
-    if (done.length > 0)
-      await clearOutboxes(
-        deps,
-        done[0]!.firmId,
-        done.map((r) => r.sequenceNumber),
-      );
+    await clearOutboxes(deps, firmId, archived);
   } catch (error) {
     logger.warn('Clearing the outbox entries of a batch failed; the outbox sweep will retry', {
-      firmId: committed[0]?.record.firmId,
+      firmId,
       error: error as Error,
     });
   }
@@ -58,7 +57,7 @@ async function copyAndDispatch(
   deps: Deps,
   record: Pick<LedgerRecord, 'firmId' | 'sequenceNumber' | 'id' | 'eventType'>,
   body: string,
-  subscribers?: readonly RecordSubscriber[],
+  subscribers?: Promise<readonly RecordSubscriber[]>,
 ): Promise<boolean> {
   const { firmId, sequenceNumber } = record;
   try {
@@ -81,7 +80,7 @@ async function copyAndDispatch(
     await dispatchRecord(
       deps,
       { firmId, sequenceNumber, recordId: record.id, eventType: record.eventType },
-      subscribers,
+      await subscribers,
     );
   } catch (error) {
     logger.warn('Dispatching a ledger record failed; the outbox sweep will retry', {

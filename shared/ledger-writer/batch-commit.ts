@@ -23,6 +23,8 @@ export type Sequenced =
 export interface LocalAppend {
   append: PendingAppend;
   settle: (result: Sequenced | Error) => void;
+  /** Its own conditions held when checked ahead of the batch (checkAhead), so its first placement skips them. */
+  checkedAhead?: boolean;
 }
 
 /** An append of a batch: the holder's own (`local`) or another instance's intent (`remote`). */
@@ -66,7 +68,10 @@ export async function commitInBatch(
   for (let attempt = 1; attempt <= BATCH_ATTEMPTS && entries.length > 0; attempt++) {
     const payloads = placeBatch(entries, head);
     const extras = entries.map((entry, i) => extrasAt(entry, payloads[i]!.timestamp));
-    const refused = await refusedBeforeSigning(deps, extras);
+    const refused = await refusedBeforeSigning(
+      deps,
+      extras.map((items, i) => (attempt === 1 && entries[i]!.local?.checkedAhead ? [] : items)),
+    );
     if (refused.size > 0) {
       await Promise.all(
         [...refused].map(([index, failedItem]) => settleFailed(deps, entries[index]!, failedItem)),
@@ -179,6 +184,25 @@ async function refusedBeforeSigning(
     if (attempt >= 10) return refused; // still contended: the commit itself judges the conditions
     await sleep(Math.random() * 10 * attempt);
   }
+}
+
+/**
+ * Checks the own conditions of this process's appends while the lease is being taken (the same one transaction
+ * of condition checks a batch makes after placement), so a lone writer's batch goes from the head read straight
+ * to signing. Appends whose conditions name their record's timestamp are left to the batch (the value is only
+ * known once placed). Returns the appends refused, each settled with its failed write; the others are marked.
+ */
+export async function checkAhead(deps: Deps, locals: readonly LocalAppend[]): Promise<Set<LocalAppend>> {
+  const eligible = locals.filter(
+    (l) => !JSON.stringify(conditionChecks(l.append.extras)).includes(l.append.timestampToken),
+  );
+  const refused = await refusedBeforeSigning(
+    deps,
+    eligible.map((l) => l.append.extras),
+  );
+  for (const [index, failedItem] of refused) eligible[index]!.settle({ status: 'failed', failedItem });
+  for (const [index, local] of eligible.entries()) if (!refused.has(index)) local.checkedAhead = true;
+  return new Set([...refused.keys()].map((index) => eligible[index]!));
 }
 
 async function settleFailed(deps: Deps, entry: Candidate, failedItem: number): Promise<void> {

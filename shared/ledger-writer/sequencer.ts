@@ -14,7 +14,14 @@ import { acquireLease, readLease, releaseLease, renewLease } from '../store/sequ
 import { ServiceUnavailableError } from '../errors.js';
 import { planBatch, type PendingAppend } from './append-batch.js';
 import { archiveBatch } from './archive.js';
-import { commitInBatch, sleep, type Candidate, type LocalAppend, type Sequenced } from './batch-commit.js';
+import {
+  checkAhead,
+  commitInBatch,
+  sleep,
+  type Candidate,
+  type LocalAppend,
+  type Sequenced,
+} from './batch-commit.js';
 import { canonicalJson } from '../ledger/hashing.js';
 import { recordOf } from '../ledger/record.js';
 
@@ -106,7 +113,13 @@ async function takeOrHandOver(deps: Deps, lane: Lane, lookFirst = true): Promise
       lane.state = 'idle';
       return;
     }
-    acquired = await acquireLease(deps, lane.firmId, lane.holder, LEASE_TTL_MS);
+    // The appends' own conditions are checked while the lease is taken: one round trip off a lone writer's path.
+    const [taken, refused] = await Promise.all([
+      acquireLease(deps, lane.firmId, lane.holder, LEASE_TTL_MS),
+      checkAhead(deps, [...lane.local]),
+    ]);
+    acquired = taken;
+    lane.local = lane.local.filter((waiting) => !refused.has(waiting));
   } catch (error) {
     lane.state = 'idle';
     failAll(lane.local.splice(0), error as Error);
@@ -231,9 +244,9 @@ async function lead(deps: Deps, lane: Lane): Promise<void> {
       lane.local = lane.local.filter((waiting) => !batch.includes(waiting));
       const committed = await commitInBatch(deps, head, planned, signatures);
       head = committed.head;
-      // The batch's immutable copies run beside the next batch; the holder's own callers answer once theirs
-      // are done (intents' askers answer when they find their records).
-      const archived = archiveBatch(deps, committed.committed).then(() => {
+      // The batch's immutable copies run beside the next batch; the holder's own callers answer once the copies
+      // are written (intents' askers answer when they find their records).
+      const archived = archiveBatch(deps, committed.committed, () => {
         for (const { record, body, local } of committed.committed)
           local?.settle({ status: 'committed', record, body });
       });

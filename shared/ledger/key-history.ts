@@ -60,6 +60,15 @@ export function endorsementMessage(identity: SigningKeyIdentity): Buffer {
   );
 }
 
+/**
+ * The text of `endorsementMessage` (its bytes are this string's UTF-8), for verifiers without Buffer: the offline
+ * page checks endorsements with it (issue 15, part 5; added beside the contract, which it does not change).
+ */
+export function endorsementText(identity: SigningKeyIdentity): string {
+  const { fingerprint, publicKey, algorithm, keySpec, validFrom } = identity;
+  return canonicalize({ fingerprint, publicKey, algorithm, keySpec, validFrom }) as string;
+}
+
 export function entryForKey(
   history: SigningKeyHistory,
   publicKeyBase64: string,

@@ -1,4 +1,5 @@
 import { IdParam } from '../schemas/common.js';
+import { EvidenceBundle, ExportEvidenceQuery, RecordEvidenceBundle } from '../schemas/evidence.js';
 import { LedgerRecord, LedgerRecordPage, ListRecordsQuery } from '../schemas/ledger.js';
 import { ANY_CREDENTIAL, route } from './route.js';
 
@@ -28,4 +29,35 @@ export const getRecord = route({
   summary: 'One ledger record',
   request: { params: IdParam },
   responses: { 200: { description: 'The record', schema: LedgerRecord } },
+});
+
+export const exportEvidence = route({
+  operationId: 'exportLedgerEvidence',
+  method: 'GET',
+  path: '/v1/ledger/export',
+  handler: 'functions/ledger/export-evidence',
+  auth: ANY_CREDENTIAL,
+  // publicKey: the key history of the bundle (evidence-key-history.ts).
+  permissions: { main: 'read', ledger: 'read', publicKey: true },
+  tag: 'Ledger',
+  summary: 'An offline evidence bundle of a range of the chain',
+  description:
+    'Records fromSequence..toSequence in sequence order with the record before the range, the key history and the chain head: everything `npm run verify-evidence` or the page at /verify/offline needs, without the service. Bounded: at most limit (≤ 1,000) records and 4 MiB of record JSON; nextFromSequence, when not null, is where the next bundle starts. A range past the head returns what exists.',
+  request: { query: ExportEvidenceQuery },
+  responses: { 200: { description: 'The evidence bundle', schema: EvidenceBundle } },
+});
+
+export const getRecordEvidence = route({
+  operationId: 'getLedgerRecordEvidence',
+  method: 'GET',
+  path: '/v1/ledger/records/{id}/evidence',
+  handler: 'functions/ledger/get-record-evidence',
+  auth: ANY_CREDENTIAL,
+  permissions: { main: 'read', ledger: 'read', publicKey: true },
+  tag: 'Ledger',
+  summary: "One record's offline evidence bundle, with its certificate",
+  description:
+    'The evidence bundle of GET /v1/ledger/export for just this record (with the record before it and the key history), plus its certificate as issued (null when it has none), which the offline verifiers check names the record and its hashes.',
+  request: { params: IdParam },
+  responses: { 200: { description: 'The evidence bundle of the record', schema: RecordEvidenceBundle } },
 });

@@ -171,6 +171,33 @@ export async function queryRowRange(
   });
 }
 
+/**
+ * Rows for positions [from, to] ascending, read one DynamoDB page at a time until `enough(rows)` holds (the
+ * evidence export stops at its byte budget): the read costs what the answer holds, not the whole range.
+ */
+export async function queryRowRangeUntil(
+  deps: Deps,
+  firmId: string,
+  from: number,
+  to: number,
+  enough: (rows: readonly { position: number; record: LedgerRecord }[]) => boolean,
+): Promise<{ position: number; record: LedgerRecord }[]> {
+  return queryRows(
+    deps,
+    {
+      TableName: deps.tables.ledger,
+      KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+      ExpressionAttributeValues: {
+        ':pk': { S: keys.firmPk(firmId) },
+        ':from': { S: `${SK_PREFIX.record}${padSequence(from)}` },
+        ':to': { S: `${SK_PREFIX.record}${padSequence(to)}` },
+      },
+      ConsistentRead: true,
+    },
+    enough,
+  );
+}
+
 interface Row {
   pk: string;
   sk: string;
@@ -178,8 +205,12 @@ interface Row {
   record: LedgerRecord;
 }
 
-/** Every record row a low-level query matches, across pages, converted by rowFromAttributes. */
-async function queryRows(deps: Deps, input: RawQueryInput): Promise<Row[]> {
+/** Every record row a low-level query matches, across pages (until `enough`), converted by rowFromAttributes. */
+async function queryRows(
+  deps: Deps,
+  input: RawQueryInput,
+  enough: (rows: readonly Row[]) => boolean = () => false,
+): Promise<Row[]> {
   const { QueryCommand: RawQueryCommand } = await dynamoSdk();
   const rows: Row[] = [];
   let startKey: Record<string, AttributeValue> | undefined;
@@ -188,7 +219,7 @@ async function queryRows(deps: Deps, input: RawQueryInput): Promise<Row[]> {
     const page = await deps.db.send(summariseOutputLog(command));
     for (const item of page.Items ?? []) rows.push(rowFromAttributes(item));
     startKey = page.LastEvaluatedKey;
-  } while (startKey);
+  } while (startKey && !enough(rows));
   return rows;
 }
 

@@ -38,6 +38,7 @@ describe('HTTP API', () => {
         '/openapi.json',
         '/v1/verify/{certificateId}',
         '/verify/{certificateId}',
+        '/verify/offline',
       ].sort(),
     );
     for (const { path, route } of heads) {

@@ -40,8 +40,9 @@ describe('InstancePool (LOCAL_INSTANCES)', () => {
   });
 
   it('freezes an instance between invocations only when asked to, as Lambda does', () => {
-    // A 5 ms interval ran on through 300 ms idle; frozen, it stood still (its one overdue run fires on thaw).
-    expect(seen.ticksWhileIdle).toBeGreaterThan(1);
-    expect(seen.ticksWhileFrozen).toBeLessThanOrEqual(1);
+    // A 5 ms interval ran on through 300 ms idle (dozens of runs; fewer on a loaded machine); frozen, it stood
+    // still: at most one run that fell due between the answer and the freeze, and its one overdue run on thaw.
+    expect(seen.ticksWhileIdle).toBeGreaterThan(5);
+    expect(seen.ticksWhileFrozen).toBeLessThanOrEqual(2);
   });
 });
