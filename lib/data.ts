@@ -11,7 +11,7 @@ import {
 } from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
 import { ENV } from '../shared/runtime/config.js';
-import { IDEMPOTENCY_LEADING_KEYS } from '../shared/store/keys.js';
+import { IDEMPOTENCY_LEADING_KEYS } from '../shared/store/tables.js';
 import { TABLES, tableName, type TableDefinition } from '../shared/store/tables.js';
 import { acknowledge, wildcardUnder } from './nag.js';
 import type { StageSettings } from './stage.js';

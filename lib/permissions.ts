@@ -1,5 +1,5 @@
 import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
-import { takesIdempotencyKey } from '../shared/http/idempotency-key.js';
+import { takesIdempotencyKey } from '../shared/routes/route.js';
 import { routeFunctionPermissions, type Permissions, type RouteDef } from '../shared/routes/route.js';
 import { RECORD_SUBSCRIBERS } from '../shared/workers/record-subscribers.js';
 import type { Auth } from './auth.js';

@@ -1,4 +1,4 @@
-import { takesIdempotencyKey } from './http/idempotency-key.js';
+import { takesIdempotencyKey } from './routes/route.js';
 import type { RouteDef } from './routes/route.js';
 
 /**

@@ -1,35 +1,18 @@
-import * as z from 'zod';
+import type * as z from 'zod';
 import { documentIdempotencyKey, idempotencyErrorStatuses } from './openapi-idempotency.js';
 import { documentWriteLimit, WRITE_LIMITS_SEMANTICS } from './openapi-write-limits.js';
 import { httpRoutes, ROUTES } from './routes.js';
 import type { RouteDef } from './routes/route.js';
+import { COMPONENT, SchemaForms, type JsonSchema } from './openapi-schemas.js';
 import { ErrorBody } from './schemas/common.js';
-
-type JsonSchema = Record<string, unknown>;
-
-const COMPONENT = '#/components/schemas/';
 
 /**
  * Generates the OpenAPI 3.1 description from the route table and the same zod schemas that validate
  * requests (zod's own JSON Schema 2020-12 output, which OpenAPI 3.1 uses as its schema dialect).
  */
 export function buildOpenApi(routes: readonly RouteDef[] = ROUTES): Record<string, unknown> {
-  const components: Record<string, JsonSchema> = {};
-
-  const convert = (schema: z.ZodType, io: 'input' | 'output'): JsonSchema => {
-    const json = z.toJSONSchema(schema, {
-      target: 'draft-2020-12',
-      io,
-      unrepresentable: 'any',
-    }) as JsonSchema;
-    const rewritten = JSON.parse(JSON.stringify(json).replaceAll('"#/$defs/', `"${COMPONENT}`)) as JsonSchema;
-    const { $schema: _schema, $defs, ...rest } = rewritten;
-    for (const [id, def] of Object.entries(($defs as Record<string, JsonSchema> | undefined) ?? {})) {
-      // Input and output forms of a schema can differ (defaults); keep the first, name a differing one apart.
-      if (!components[id]) components[id] = def;
-    }
-    return rest;
-  };
+  const forms = new SchemaForms();
+  const convert = (schema: z.ZodType, io: 'input' | 'output') => forms.convert(schema, io);
 
   const errorRef = { $ref: `${COMPONENT}Error` };
   convert(ErrorBody, 'output');
@@ -60,27 +43,32 @@ export function buildOpenApi(routes: readonly RouteDef[] = ROUTES): Record<strin
 
     const responses: Record<string, Record<string, unknown>> = {};
     for (const [status, response] of Object.entries(route.responses)) {
+      // A route's own error status without a schema of its own answers the error envelope.
+      const schema = response.schema
+        ? convert(response.schema, 'output')
+        : Number(status) >= 400
+          ? errorRef
+          : undefined;
       responses[status] = {
         description: response.description,
-        ...(response.schema
-          ? {
-              content: {
-                [response.contentType ?? 'application/json']: { schema: convert(response.schema, 'output') },
-              },
-            }
-          : {}),
+        ...(schema ? { content: { [response.contentType ?? 'application/json']: { schema } } } : {}),
       };
     }
+    const appends = route.permissions.sign || route.permissions.ledger === 'append';
     const errorStatuses = [
       ...(route.request.params || route.request.query || route.request.body ? ['400'] : []),
       ...(route.auth.kind === 'public' ? [] : ['401', '403']),
       ...(route.request.params ? ['404'] : []),
       ...(route.method === 'GET' ? [] : ['409']),
-      ...(route.request.body ? ['415'] : []),
+      ...(route.request.body ? ['413', '415'] : []),
+      // An answer over the platform's response limit is refused rather than cut (defineHandler).
+      ...(Object.values(route.responses).some((r) => r.schema) ? ['422'] : []),
       ...idempotencyErrorStatuses(route),
       // Stage throttling answers 429 on every route.
       '429',
       '500',
+      // A ledger append waits for the firm's sequencer and the signing quota, both shared.
+      ...(appends ? ['503'] : []),
     ];
     for (const status of errorStatuses) {
       responses[status] ??= {
@@ -126,6 +114,7 @@ export function buildOpenApi(routes: readonly RouteDef[] = ROUTES): Record<strin
     .sort()
     .map((name) => ({ name, description: TAG_DESCRIPTIONS[name] ?? `${name} operations` }));
 
+  const { part: described, components } = forms.finish(paths);
   return {
     openapi: '3.1.0',
     info: {
@@ -138,9 +127,9 @@ export function buildOpenApi(routes: readonly RouteDef[] = ROUTES): Record<strin
     },
     servers: [{ url: '/', description: 'This deployment' }],
     tags,
-    paths,
+    paths: described,
     components: {
-      schemas: Object.fromEntries(Object.entries(components).sort(([a], [b]) => a.localeCompare(b))),
+      schemas: components,
       securitySchemes: {
         apiKey: { type: 'apiKey', in: 'header', name: 'X-Service-Key', description: 'Firm API key (gls_…)' },
         bearer: {
@@ -160,6 +149,7 @@ const HTTP_SEMANTICS = [
   'A method a path does not have is answered 405 `METHOD_NOT_ALLOWED` in the error envelope, with an `Allow` header listing the methods it has; an unknown path is 404 `NOT_FOUND`.',
   'A request body is JSON: an operation that takes one answers 415 `UNSUPPORTED_MEDIA_TYPE` to a body sent with another `Content-Type` (`application/json` and `+json` types, with parameters such as `charset`, are accepted); an operation without a request body ignores any body.',
   '`HEAD` is answered on `/health` and the public GETs (the GET headers, no body).',
+  'Before any operation, the gateway refuses a request line over 10,240 bytes with 414 `URI_TOO_LONG` and header values over 10,240 bytes with 431 `HEADERS_TOO_LARGE`.',
   WRITE_LIMITS_SEMANTICS,
 ].join(' ');
 
@@ -192,10 +182,13 @@ const ERROR_DESCRIPTIONS: Record<string, string> = {
   '403': 'Credential lacks the role or credential type required',
   '404': 'Not found (also for resources of another firm)',
   '409': 'Conflict with the current state',
+  '413': 'The request body is too large (a JSON body: over 256 KiB)',
   '415': 'The body was not sent as application/json (or a +json type)',
-  '422': 'The request cannot be processed',
+  '422':
+    "UNPROCESSABLE: the answer would exceed 5 MiB, the platform's limit (narrow the request); or IDEMPOTENCY_KEY_REUSED: the Idempotency-Key was used with another request",
   '429': 'Too many requests (stage throttling); retry with backoff',
   '500': 'Internal error',
+  '503': 'The ledger or the signing quota is busy; nothing was written, retry after Retry-After seconds',
 };
 
 const TAG_DESCRIPTIONS: Record<string, string> = {

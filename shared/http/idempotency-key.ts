@@ -1,5 +1,4 @@
 import { canonicalJson, sha256Hex } from '../ledger/hashing.js';
-import type { RouteDef } from '../routes/route.js';
 
 /** The request header (draft-ietf-httpapi-idempotency-key-header), read lower-case as API Gateway gives it. */
 export const IDEMPOTENCY_KEY_HEADER = 'idempotency-key';
@@ -7,13 +6,6 @@ export const IDEMPOTENCY_KEY_HEADER = 'idempotency-key';
 export const IDEMPOTENT_REPLAYED_HEADER = 'idempotent-replayed';
 /** Longest key accepted (characters of the key itself, quotes and escapes not counted). */
 export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
-
-/**
- * Does the route take `Idempotency-Key`? Every authenticated POST and PATCH (the CDK stack grants each the
- * writes of its key items: lib/permissions.ts).
- */
-export const takesIdempotencyKey = (route: Pick<RouteDef, 'method' | 'auth'>): boolean =>
-  (route.method === 'POST' || route.method === 'PATCH') && route.auth.kind !== 'public';
 
 export type ParsedIdempotencyKey =
   | { readonly kind: 'absent' }

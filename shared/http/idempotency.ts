@@ -18,8 +18,8 @@ import {
   IDEMPOTENT_REPLAYED_HEADER,
   parseIdempotencyKey,
   requestFingerprint,
-  takesIdempotencyKey,
 } from './idempotency-key.js';
+import { takesIdempotencyKey } from '../routes/route.js';
 
 type Response = APIGatewayProxyStructuredResultV2;
 

@@ -134,5 +134,8 @@ export const explainJob = route({
   description:
     "The job (with its AI context and decision), the reviewer, the certificate, the outcome ledger record and the firm. 404 for an unknown job or another firm's; 409 CONFLICT while the job has no outcome (not completed, or cancelled). Users need role FIRM_ADMIN or LEAD_REVIEWER.",
   request: { params: JobIdParam },
-  responses: { 200: { description: 'The explainability record', schema: ExplainabilityRecord } },
+  responses: {
+    200: { description: 'The explainability record', schema: ExplainabilityRecord },
+    409: { description: 'CONFLICT: the job has no outcome (not completed, or cancelled)' },
+  },
 });

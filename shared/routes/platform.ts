@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { Health, SigningKey, SigningKeyHistory } from '../schemas/common.js';
+import { Health, OpenApiDocument, SigningKey, SigningKeyHistory } from '../schemas/common.js';
 import { PUBLIC, route } from './route.js';
 
 export const health = route({
@@ -61,7 +61,7 @@ export const openapi = route({
   tag: 'Public',
   summary: 'This OpenAPI 3.1 description',
   request: {},
-  responses: { 200: { description: 'OpenAPI 3.1 document' } },
+  responses: { 200: { description: 'OpenAPI 3.1 document', schema: OpenApiDocument } },
 });
 
 export const offlineEvidenceVerifier = route({

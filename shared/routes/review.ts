@@ -47,7 +47,12 @@ export const submitJob = route({
   description:
     "Step two of a submission. The service reads the upload named by documentKey, hashes it (sha256: documentHash), copies it into the immutable ledger bucket (documentUrl) and commits the job (status QUEUED, slaDeadline submittedAt + 48 h) with its DOCUMENT_SUBMITTED ledger record; the upload is then consumed. Any vulnerability flag forces requiresSeniorSignOff. 403 when the firm's plan has no review services; 400 for an unknown document type; 409 IMPACT_ASSESSMENT_REQUIRED when enforceImpactAssessments is on, aiContext.model is given and no APPROVED impact assessment matches its provider and version; 404 DOCUMENT_NOT_FOUND when documentKey is not an uploaded document of the firm; 409 CONFLICT when a job was already submitted with documentKey (or, after a failed attempt, the upload's bytes changed); a failed attempt may be repeated with the same documentKey: it reuses the one immutable copy (the job id derives from the upload). 413 above 25 MiB; 422 when the document cannot be read. Routing never gives the job to the user who submitted it (four eyes): with nobody else free it waits QUEUED.",
   request: { body: SubmitJobBody },
-  responses: { 201: { description: 'The queued job', schema: ReviewJob } },
+  responses: {
+    201: { description: 'The queued job', schema: ReviewJob },
+    404: { description: 'DOCUMENT_NOT_FOUND: documentKey is not an uploaded document of the firm' },
+    413: { description: 'PAYLOAD_TOO_LARGE: the request body is over 256 KiB, or the document over 25 MiB' },
+    422: { description: 'UNPROCESSABLE: the document could not be read from storage; retry' },
+  },
 });
 
 export const listJobs = route({

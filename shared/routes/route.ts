@@ -106,3 +106,10 @@ export function routeFunctionPermissions(route: RouteDef): Permissions {
 
 export const PUBLIC = { kind: 'public' } as const;
 export const ANY_CREDENTIAL = { kind: 'authenticated', credentials: 'any' } as const;
+
+/**
+ * Does the route take `Idempotency-Key`? Every authenticated POST and PATCH (the CDK stack grants each the
+ * writes of its key items: lib/permissions.ts).
+ */
+export const takesIdempotencyKey = (route: Pick<RouteDef, 'method' | 'auth'>): boolean =>
+  (route.method === 'POST' || route.method === 'PATCH') && route.auth.kind !== 'public';

@@ -115,3 +115,19 @@ export const SigningKeyHistory = z
     keys: z.array(SigningKeyEntry),
   })
   .meta({ id: 'SigningKeyHistory' });
+
+/**
+ * GET /openapi.json: the OpenAPI 3.1 document's outline (the OpenAPI 3.1 schema itself governs the rest; Redocly
+ * lints ours in the tests).
+ */
+export const OpenApiDocument = z
+  .looseObject({
+    openapi: z.string().regex(/^3\.1\.\d+$/),
+    info: z.looseObject({ title: z.string(), version: z.string() }),
+    paths: z.record(z.string().regex(/^\//), z.looseObject({})),
+    components: z.looseObject({}),
+  })
+  .meta({
+    id: 'OpenApiDocument',
+    description: 'An OpenAPI 3.1 document (https://spec.openapis.org/oas/v3.1.0)',
+  });

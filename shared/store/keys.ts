@@ -1,13 +1,11 @@
+import { IDEMPOTENCY_PK_PREFIX } from './tables.js';
+
 /** Key builders. Every firm-owned item's partition key starts with the firm id (tenancy by construction). */
 export const SEQUENCE_DIGITS = 12;
 
 export function padSequence(sequenceNumber: number): string {
   return String(sequenceNumber).padStart(SEQUENCE_DIGITS, '0');
 }
-
-const IDEMPOTENCY_PK_PREFIX = 'IDEMPOTENCY#';
-/** The IAM `dynamodb:LeadingKeys` pattern of every `Idempotency-Key` item (lib/data.ts). */
-export const IDEMPOTENCY_LEADING_KEYS = `${IDEMPOTENCY_PK_PREFIX}*`;
 
 export const keys = {
   firmPk: (firmId: string) => `FIRM#${firmId}`,

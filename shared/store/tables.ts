@@ -30,6 +30,11 @@ export interface TableDefinition {
  */
 export const TTL_ATTRIBUTE = 'ttl';
 
+/** Partition key prefix of the `Idempotency-Key` items in the main table (their own partitions, keys.ts). */
+export const IDEMPOTENCY_PK_PREFIX = 'IDEMPOTENCY#';
+/** The IAM `dynamodb:LeadingKeys` pattern of every `Idempotency-Key` item (lib/data.ts). */
+export const IDEMPOTENCY_LEADING_KEYS = `${IDEMPOTENCY_PK_PREFIX}*`;
+
 export const LEDGER_BY_RECORD_ID = 'byRecordId';
 export const LEDGER_PENDING_ARCHIVE = 'pendingArchive';
 /**

@@ -1,9 +1,10 @@
 import { execFileSync } from 'node:child_process';
-import { generateKeyPairSync, sign } from 'node:crypto';
+import { createHash, generateKeyPairSync, sign } from 'node:crypto';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { HtmlValidate } from 'html-validate';
 import { chromium } from 'playwright-core';
 import { appendRecord } from '../../shared/ledger-writer/append.js';
 import type { LedgerEventType } from '../../shared/ledger/event-types.js';
@@ -480,6 +481,12 @@ describe('certificates', () => {
       expect(await page.locator('script').count()).toBe(0);
       // Nothing wider than the phone's screen.
       expect(await page.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
+      // The style element applies under the CSP's hash (no 'unsafe-inline'): the verdict and the pill are green.
+      expect(
+        await page.evaluate<string[]>(
+          "['.verdict', '.pill'].map((s) => getComputedStyle(document.querySelector(s)).backgroundColor)",
+        ),
+      ).toEqual(['rgb(23, 115, 61)', 'rgb(23, 115, 61)']);
       await page.screenshot({ path: join(shots, 'verify-valid.png'), fullPage: true });
 
       const deps = stackDeps();
@@ -501,6 +508,44 @@ describe('certificates', () => {
       await expect(page.locator('h1').innerText()).resolves.toContain('Certificate not found');
     } finally {
       await browser.close();
+    }
+  });
+
+  it('serves pages that pass html-validate (recommended) under a CSP without unsafe-inline', async () => {
+    const firm = await createFirm();
+    const record = await append(firm, 'DOCUMENT_APPROVED', { documentReference: 'SR-2' });
+    const { certificateId } = await certificateOf(firm, record.id);
+    const valid = await api<string>('GET', `/verify/${certificateId}`);
+    const deps = stackDeps();
+    await deps.db.send(
+      new UpdateCommand({
+        TableName: deps.tables.ledger,
+        Key: keys.ledgerRecord(firm.firmId, record.sequenceNumber),
+        UpdateExpression: 'SET actorName = :n',
+        ExpressionAttributeValues: { ':n': 'Someone Else' },
+      }),
+    );
+    const invalid = await api<string>('GET', `/verify/${certificateId}`);
+    const unknown = await api<string>('GET', '/verify/cert_unknown');
+    expect([valid.status, invalid.status, unknown.status]).toEqual([200, 200, 404]);
+    expect(valid.body).toContain('class="pill positive"'); // the approved pill, coloured by a class
+    expect(invalid.body).toContain('Invalid certificate');
+
+    const validator = new HtmlValidate({ extends: ['html-validate:recommended'] });
+    for (const page of [valid, invalid, unknown]) {
+      const report = await validator.validateString(page.body);
+      const problems = report.results.flatMap((r) =>
+        r.messages.map((m) => `${m.ruleId}: ${m.message} (${m.line}:${m.column})`),
+      );
+      expect(problems).toEqual([]);
+      // The CSP allows exactly the page's one style element, by its hash; nothing inline besides.
+      const csp = page.headers.get('content-security-policy') ?? '';
+      expect(csp).not.toContain('unsafe-inline');
+      const styles = [...page.body.matchAll(/<style>([\s\S]*?)<\/style>/g)].map((m) => m[1]!);
+      expect(styles).toHaveLength(1);
+      const hash = createHash('sha256').update(styles[0]!, 'utf8').digest('base64');
+      expect(csp).toContain(`style-src 'sha256-${hash}'`);
+      expect(page.body).not.toMatch(/\sstyle=/);
     }
   });
 });

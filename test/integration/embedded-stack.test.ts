@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ledgerctl, startStack, stopStack } from '../support/local-stack.js';
+import { call } from '../support/stack-client.js';
 
 function javaAlive(pid: number): boolean {
   try {
@@ -32,14 +33,12 @@ describe('the embedded stack (npm start)', () => {
     ]);
     expect(created.code).toBe(0);
     const { firm, apiKey } = created.json as { firm: { id: string }; apiKey: string };
-    const headers = { 'x-service-key': apiKey, 'content-type': 'application/json' };
-    const patch = await fetch(`${first.baseUrl}/v1/firm/me/settings`, {
-      method: 'PATCH',
-      headers,
-      body: JSON.stringify({ enforceImpactAssessments: false }),
+    const patch = await call(first, 'PATCH', '/v1/firm/me/settings', {
+      key: apiKey,
+      body: { enforceImpactAssessments: false },
     });
     expect(patch.status).toBe(200);
-    const keyBefore = await (await fetch(`${first.baseUrl}/.well-known/signing-key`)).json();
+    const keyBefore = (await call(first, 'GET', '/.well-known/signing-key')).body;
 
     expect(await stopStack(first)).toBe(0);
     expect(javaAlive(javaPid)).toBe(false);
@@ -47,14 +46,11 @@ describe('the embedded stack (npm start)', () => {
 
     const second = await startStack({ dataDir: first.dataDir });
     try {
-      const me = await fetch(`${second.baseUrl}/v1/firm/me`, { headers });
+      const me = await call(second, 'GET', '/v1/firm/me', { key: apiKey });
       expect(me.status).toBe(200);
-      expect(
-        ((await me.json()) as { id: string; settings: { enforceImpactAssessments: boolean } }).settings
-          .enforceImpactAssessments,
-      ).toBe(false);
-      expect(await (await fetch(`${second.baseUrl}/.well-known/signing-key`)).json()).toEqual(keyBefore);
-      const records = (await (await fetch(`${second.baseUrl}/v1/ledger/records`, { headers })).json()) as {
+      expect(me.body.settings.enforceImpactAssessments).toBe(false);
+      expect((await call(second, 'GET', '/.well-known/signing-key')).body).toEqual(keyBefore);
+      const records = (await call(second, 'GET', '/v1/ledger/records', { key: apiKey })).body as {
         data: { firmId: string }[];
       };
       expect(records.data).toHaveLength(1);
@@ -134,7 +130,7 @@ describe('the embedded stack (npm start)', () => {
     expect(key.stdout.trim().split('\n')).toHaveLength(1);
     const json = key.json as { id: string; key: string; name: string; createdAt: string };
     expect(Object.keys(json).sort()).toEqual(['createdAt', 'id', 'key', 'name']);
-    const me = await fetch(`${stack.baseUrl}/v1/firm/me`, { headers: { 'x-service-key': json.key } });
-    expect(((await me.json()) as { id: string }).id).toBe(firmId);
+    const me = await call(stack, 'GET', '/v1/firm/me', { key: json.key });
+    expect(me.body.id).toBe(firmId);
   });
 });

@@ -1,3 +1,4 @@
+import { assertDescribed } from '../support/contract.js';
 import { api, createFirm, stack, type TestFirm } from './helpers.js';
 
 /*
@@ -8,11 +9,17 @@ import { api, createFirm, stack, type TestFirm } from './helpers.js';
 async function raw(path: string, init: RequestInit = {}) {
   const response = await fetch(`${stack.baseUrl}${path}`, init);
   const text = await response.text();
-  return {
+  const body: unknown = JSON.parse(text);
+  const method = init.method ?? 'GET';
+  await assertDescribed(stack.baseUrl, {
+    method,
+    path,
     status: response.status,
-    contentType: response.headers.get('content-type'),
-    body: JSON.parse(text),
-  };
+    headers: response.headers,
+    text,
+    body,
+  });
+  return { status: response.status, contentType: response.headers.get('content-type'), body: body as any };
 }
 
 describe('request line and header limits (API Gateway: 10,240 bytes)', () => {

@@ -1,3 +1,4 @@
+import { assertDescribed } from '../support/contract.js';
 import { api, createFirm, stack, type TestFirm } from './helpers.js';
 
 /*
@@ -5,6 +6,14 @@ import { api, createFirm, stack, type TestFirm } from './helpers.js';
  * 405 with Allow for a known path's other methods, HEAD on /health and the public GETs, 415 for a JSON
  * operation's body sent as anything else (nothing written).
  */
+
+const parsedOrText = (text: string): unknown => {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+};
 
 /** A request with exactly these headers and body (fetch labels a string body text/plain, a byte body not at all). */
 async function send(
@@ -15,7 +24,9 @@ async function send(
 ) {
   const response = await fetch(`${stack.baseUrl}${path}`, { method, headers, body });
   const text = await response.text();
-  return { status: response.status, headers: response.headers, text, json: () => JSON.parse(text) };
+  const answer = { method, path, status: response.status, headers: response.headers, text };
+  await assertDescribed(stack.baseUrl, { ...answer, body: parsedOrText(text) });
+  return { ...answer, json: () => JSON.parse(text) };
 }
 
 const incident = {

@@ -4,6 +4,7 @@
  */
 import type { LedgerRecord } from '../../shared/ledger/record.js';
 import { checkRecord } from '../../shared/ledger/verify.js';
+import { assertDescribed, descriptionOf } from './contract.js';
 import { ledgerctl } from './local-stack.js';
 
 export interface StackResponse<T = any> {
@@ -24,7 +25,8 @@ export interface CallOptions {
 /**
  * An HTTP call to a running stack, the one every test helper makes. A body is sent as application/json unless
  * `headers` names another Content-Type (fetch would label a string text/plain, which a JSON operation refuses);
- * the answer's body is parsed as JSON when it is JSON, else kept as text.
+ * the answer's body is parsed as JSON when it is JSON, else kept as text. Every answer is checked against the
+ * stack's /openapi.json (test/support/contract.ts): one the description does not allow fails the calling test.
  */
 export async function call<T = any>(
   stack: { baseUrl: string },
@@ -38,6 +40,7 @@ export async function call<T = any>(
   const body = options.body !== undefined ? JSON.stringify(options.body) : options.raw;
   if (body !== undefined && !Object.keys(headers).some((name) => name.toLowerCase() === 'content-type'))
     headers['content-type'] = 'application/json';
+  void descriptionOf(stack.baseUrl); // on the wire before this request (test/support/contract.ts)
   const response = await fetch(`${stack.baseUrl}${path}`, { method, headers, body });
   const text = await response.text();
   let parsed: unknown = text;
@@ -46,6 +49,14 @@ export async function call<T = any>(
   } catch {
     // Not JSON: keep the text.
   }
+  await assertDescribed(stack.baseUrl, {
+    method,
+    path,
+    status: response.status,
+    headers: response.headers,
+    text,
+    body: parsed,
+  });
   return { status: response.status, body: parsed as T, headers: response.headers };
 }
 

@@ -1,4 +1,5 @@
-import { formatInstant, keyFingerprint, type CertificateMetadata, type PillTone } from './content.js';
+import { createHash } from 'node:crypto';
+import { formatInstant, keyFingerprint, type CertificateMetadata } from './content.js';
 
 /** What the page shows: a verification result (GET /v1/verify/{certificateId}). */
 export interface VerificationView {
@@ -24,20 +25,6 @@ export interface VerificationView {
   };
 }
 
-/**
- * Headers of the page: HTML that runs no script and loads nothing (the CSP allows only its inline style),
- * never cached (a verdict is only as fresh as its check), never framed, and no referrer leaks the URL.
- */
-export const VERIFICATION_PAGE_HEADERS: Record<string, string> = {
-  'content-type': 'text/html; charset=utf-8',
-  'content-security-policy':
-    "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
-  'cache-control': 'no-store',
-  'referrer-policy': 'no-referrer',
-  'x-content-type-options': 'nosniff',
-  'x-frame-options': 'DENY',
-};
-
 const ESCAPES: Record<string, string> = {
   '&': '&amp;',
   '<': '&lt;',
@@ -51,13 +38,6 @@ export function escapeHtml(value: string): string {
   return value.replace(/[&<>"']/g, (char) => ESCAPES[char]!);
 }
 
-const TONE_COLOURS: Record<PillTone, string> = {
-  positive: '#17733d',
-  caution: '#a86b05',
-  negative: '#b22222',
-  neutral: '#545c6b',
-};
-
 const STYLE = `
 *{box-sizing:border-box}
 body{margin:0;font:16px/1.5 -apple-system,BlinkMacSystemFont,"Segoe UI",Roboto,Helvetica,Arial,sans-serif;color:#1f242e;background:#f3f5f8}
@@ -67,6 +47,7 @@ main{max-width:720px;margin:0 auto;padding:16px}
 .verdict h1{margin:0 0 4px;font-size:24px;line-height:1.25}
 .verdict p{margin:0}
 .valid{background:#17733d}.invalid{background:#b22222}.unknown{background:#545c6b}
+.pill.positive{background:#17733d}.pill.caution{background:#a86b05}.pill.negative{background:#b22222}.pill.neutral{background:#545c6b}
 .card{background:#fff;border:1px solid #d5d9e0;border-radius:10px;padding:16px 20px;margin:0 0 16px}
 .card h2{font-size:13px;letter-spacing:.08em;text-transform:uppercase;color:#12305a;margin:0 0 10px;border-bottom:1px solid #d5d9e0;padding-bottom:6px}
 .firm{font-size:20px;font-weight:700;margin:0}
@@ -81,8 +62,27 @@ footer{font-size:13px;color:#5f6776;padding:0 4px 24px}
 @media (min-width:600px){dl{display:grid;grid-template-columns:190px 1fr;column-gap:16px}dt{margin-top:6px}dd{margin-top:6px}}
 `;
 
+/**
+ * Headers of the page: HTML that runs no script and loads nothing (the CSP allows exactly its one style element,
+ * by the SHA-256 of its text: no 'unsafe-inline', no style attribute), never cached (a verdict is only as fresh as
+ * its check), never framed, and no referrer leaks the URL.
+ */
+export const VERIFICATION_PAGE_HEADERS: Record<string, string> = {
+  'content-type': 'text/html; charset=utf-8',
+  'content-security-policy': `default-src 'none'; style-src '${styleHash(STYLE)}'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`,
+  'cache-control': 'no-store',
+  'referrer-policy': 'no-referrer',
+  'x-content-type-options': 'nosniff',
+  'x-frame-options': 'DENY',
+};
+
+/** A CSP source for an inline style element with exactly this text (CSP Level 2 hash source). */
+export function styleHash(text: string): string {
+  return `sha256-${createHash('sha256').update(text, 'utf8').digest('base64')}`;
+}
+
 function page(title: string, body: string): string {
-  return `<!doctype html>
+  return `<!DOCTYPE html>
 <html lang="en-GB">
 <head>
 <meta charset="utf-8">
@@ -123,7 +123,7 @@ export function renderVerificationPage(view: VerificationView | null): string {
     ? `<section class="verdict valid"><h1>&#10003; Valid certificate</h1><p>The certified ledger record is intact: its hash, chain link and signature verify, and it matches its immutable backup copy.</p></section>`
     : `<section class="verdict invalid"><h1>&#10007; Invalid certificate</h1><p>${escapeHtml(view.reason ?? 'The certified record does not verify.')}</p></section>`;
   const pill = metadata.statusPill
-    ? `<div><span class="pill" style="background:${TONE_COLOURS[metadata.statusPill.tone]}">${escapeHtml(metadata.statusPill.label)}</span></div>`
+    ? `<div><span class="pill ${metadata.statusPill.tone}">${escapeHtml(metadata.statusPill.label)}</span></div>`
     : '';
   const sections = metadata.sections
     .map(

@@ -47,5 +47,7 @@ describe('verification page', () => {
     expect(VERIFICATION_PAGE_HEADERS['content-type']).toBe('text/html; charset=utf-8');
     expect(VERIFICATION_PAGE_HEADERS['content-security-policy']).toContain("default-src 'none'");
     expect(VERIFICATION_PAGE_HEADERS['content-security-policy']).not.toContain('script-src');
+    expect(VERIFICATION_PAGE_HEADERS['content-security-policy']).not.toContain('unsafe-inline');
+    expect(renderVerificationPage(null)).not.toMatch(/\sstyle=/);
   });
 });

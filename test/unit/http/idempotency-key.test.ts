@@ -2,8 +2,8 @@ import {
   MAX_IDEMPOTENCY_KEY_LENGTH,
   parseIdempotencyKey,
   requestFingerprint,
-  takesIdempotencyKey,
 } from '../../../shared/http/idempotency-key.js';
+import { takesIdempotencyKey } from '../../../shared/routes/route.js';
 import { isKept } from '../../../shared/http/idempotency.js';
 
 describe('parseIdempotencyKey', () => {
