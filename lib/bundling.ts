@@ -24,8 +24,13 @@ export const BUNDLE_OPTIONS = {
   externalModules: ['@aws-sdk/*'],
 } as const;
 
-/** Minified bundle budgets (bytes of index.mjs, source map excluded), checked by `npm run bundle:budget`. */
-export const BUNDLE_BUDGET_BYTES = { route: 300 * 1024, worker: 500 * 1024 } as const;
+/**
+ * Minified bundle budgets (bytes of index.mjs, source map excluded), checked by `npm run bundle:budget`. Workers
+ * 512 KiB (was 500): the certificate worker is pdf-lib, its fonts and pako (~430 KiB) plus the service, and the
+ * key history (issue 15) and the Idempotency-Key mark of every conditional write took it to 502 KiB; every other
+ * worker is under 60 KiB.
+ */
+export const BUNDLE_BUDGET_BYTES = { route: 300 * 1024, worker: 512 * 1024 } as const;
 
 /** SDK clients a function's bundle contains, from the resources its Permissions grant. */
 export interface BundledClients {
