@@ -158,7 +158,12 @@ export async function queryRowRange(
   to: number,
   order: SortOrder = 'asc',
 ): Promise<{ position: number; record: LedgerRecord }[]> {
-  return queryRows(deps, {
+  return queryRows(deps, { ...recordRange(deps, firmId, from, to), ScanIndexForward: order === 'asc' });
+}
+
+/** The strongly consistent Query of a firm's record rows at positions [from, to]. */
+function recordRange(deps: Deps, firmId: string, from: number, to: number) {
+  return {
     TableName: deps.tables.ledger,
     KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
     ExpressionAttributeValues: {
@@ -166,9 +171,8 @@ export async function queryRowRange(
       ':from': { S: `${SK_PREFIX.record}${padSequence(from)}` },
       ':to': { S: `${SK_PREFIX.record}${padSequence(to)}` },
     },
-    ScanIndexForward: order === 'asc',
     ConsistentRead: true,
-  });
+  };
 }
 
 /**
@@ -182,20 +186,7 @@ export async function queryRowRangeUntil(
   to: number,
   enough: (rows: readonly { position: number; record: LedgerRecord }[]) => boolean,
 ): Promise<{ position: number; record: LedgerRecord }[]> {
-  return queryRows(
-    deps,
-    {
-      TableName: deps.tables.ledger,
-      KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
-      ExpressionAttributeValues: {
-        ':pk': { S: keys.firmPk(firmId) },
-        ':from': { S: `${SK_PREFIX.record}${padSequence(from)}` },
-        ':to': { S: `${SK_PREFIX.record}${padSequence(to)}` },
-      },
-      ConsistentRead: true,
-    },
-    enough,
-  );
+  return queryRows(deps, recordRange(deps, firmId, from, to), enough);
 }
 
 interface Row {
