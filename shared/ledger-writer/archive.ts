@@ -4,7 +4,7 @@ import type { Deps } from '../runtime/deps.js';
 import { logger } from '../runtime/logger.js';
 import { immutableRecordKey } from '../store/immutable-layout.js';
 import { clearOutboxes, deleteOutbox } from '../store/ledger-outbox-store.js';
-import { dispatchRecord, subscribersOfFirm } from './dispatch.js';
+import { dispatchRecord } from './dispatch.js';
 import type { RecordSubscriber } from '../workers/record-subscribers.js';
 
 /**
@@ -24,20 +24,20 @@ export async function archiveRecord(
 
 /**
  * archiveRecord for the records of one committed batch of a firm (the sequencer's holder calls it): the copies
- * and dispatches run in parallel (the firm's webhook endpoints are read beside the copies: only dispatch needs
- * them), `copied` is called once they are done (the holder answers its callers then), and the outbox entries of
- * those that succeeded are cleared together, one transaction of deletes instead of one call per record. Never
- * throws: what is not done stays in the outbox for the sweep.
+ * and dispatches run in parallel (dispatch to `subscribers`, the batch's as subscribersOfFirm read them while it
+ * was sealed; a failed read fails the dispatches, which leaves the entries to the sweep), `copied` is called once
+ * they are done (the holder answers its callers then), and the outbox entries of those that succeeded are cleared
+ * together, one transaction of deletes instead of one call per record. Never throws: what is not done stays in
+ * the outbox for the sweep.
  */
 export async function archiveBatch(
   deps: Deps,
   committed: readonly { record: LedgerRecord; body: string }[],
+  subscribers: Promise<readonly RecordSubscriber[]>,
   copied: () => void = () => undefined,
 ): Promise<void> {
   if (committed.length === 0) return copied();
   const { firmId } = committed[0]!.record;
-  const subscribers = subscribersOfFirm(deps, firmId);
-  subscribers.catch(() => undefined); // awaited by each dispatch, which reports a failed read as its own
   const done = await Promise.all(committed.map((c) => copyAndDispatch(deps, c.record, c.body, subscribers)));
   copied();
   const archived = committed.filter((_, i) => done[i]).map((c) => c.record.sequenceNumber);

@@ -34,10 +34,10 @@ export async function dispatchRecord(
 /**
  * The subscribers of one firm's records as of now: the webhooks queue hears only of event types some active
  * endpoint of the firm subscribes to (its worker would find nobody to deliver to otherwise). Read once per
- * committed batch, after its commit (strongly consistent), instead of once per record in the worker: most firms'
- * records, and every record of a firm without endpoints, no longer travel to the webhooks queue at all. An
- * endpoint registered after the commit does not get the batch's records, as it would not have before either
- * unless the worker happened to run late.
+ * batch while the batch is sealed and committed (strongly consistent), instead of once per record in the worker:
+ * every record of a firm without endpoints, and every event type no endpoint wants, no longer travels to the
+ * webhooks queue. An endpoint registered while a batch commits may miss that batch's records (a registration and
+ * an append racing by milliseconds have no order); it gets every later one.
  */
 export async function subscribersOfFirm(
   deps: Deps,

@@ -15,6 +15,7 @@ import { acquireLease, readLease, releaseLease, renewLease } from '../store/sequ
 import { ServiceUnavailableError } from '../errors.js';
 import { planBatch, type PendingAppend } from './append-batch.js';
 import { archiveBatch } from './archive.js';
+import { subscribersOfFirm } from './dispatch.js';
 import {
   checkAhead,
   commitInBatch,
@@ -245,11 +246,15 @@ async function lead(deps: Deps, lane: Lane): Promise<void> {
       const planned = planBatch(candidates, (c) => (c.remote ? 1 : 0)).batch;
       batch = planned.filter((c) => !c.remote).map((c) => c.local!);
       lane.local = lane.local.filter((waiting) => !batch.includes(waiting));
+      // Who hears of the batch's records (the firm's webhook endpoints) is read while the batch is sealed and
+      // committed, off the path of the holder's own callers.
+      const subscribers = subscribersOfFirm(deps, lane.firmId);
+      subscribers.catch(() => undefined); // awaited by the archive, which reports a failed read as its own
       const committed = await commitInBatch(deps, head, planned, signatures);
       head = committed.head;
       // The batch's immutable copies run beside the next batch; the holder's own callers answer once the copies
       // are written (intents' askers answer when they find their records).
-      const archived = archiveBatch(deps, committed.committed, () => {
+      const archived = archiveBatch(deps, committed.committed, subscribers, () => {
         for (const { record, body, local } of committed.committed)
           local?.settle({ status: 'committed', record, body });
       });
