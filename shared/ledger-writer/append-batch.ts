@@ -105,6 +105,27 @@ export function extrasAt(append: PendingAppend, timestamp: string): TransactItem
   return replace(append.extras) as TransactItem[];
 }
 
+/**
+ * The appends whose own conditions one transaction of condition checks can judge together: none touching an item
+ * another one already touches (DynamoDB refuses two operations on one item in a transaction), at most
+ * TRANSACTION_MAX_ITEMS checks in all, in the order given. The others are left for the batch's own check.
+ */
+export function checkableTogether<T extends PendingAppend>(appends: readonly T[]): T[] {
+  const seen = new Set<string>();
+  let checks = 0;
+  const chosen: T[] = [];
+  for (const append of appends) {
+    const appendChecks = conditionChecks(append.extras);
+    const appendKeys = append.extras.map(itemKey);
+    if (appendKeys.some((key) => seen.has(key))) continue;
+    if (checks + appendChecks.length > TRANSACTION_MAX_ITEMS) break;
+    appendKeys.forEach((key) => seen.add(key));
+    checks += appendChecks.length;
+    chosen.push(append);
+  }
+  return chosen;
+}
+
 /** Does `value` (an append's extras, or checks built from them) hold the append's timestamp token anywhere? */
 export function holdsTimestampToken(append: PendingAppend, value: unknown): boolean {
   if (value === append.timestampToken) return true;

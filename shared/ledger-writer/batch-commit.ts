@@ -5,6 +5,7 @@ import { committedIntentItem, failIntent } from '../store/append-intent-store.js
 import { advanceHeadToLastRecord, commitBatch, type SealedAppend } from '../store/ledger-writes.js';
 import { readHead, type ChainHead } from '../store/ledger-store.js';
 import {
+  checkableTogether,
   conditionChecks,
   extrasAt,
   holdsTimestampToken,
@@ -206,10 +207,13 @@ async function refusedBeforeSigning(
  * Checks the own conditions of this process's appends while the lease is being taken (the same one transaction
  * of condition checks a batch makes after placement), so a lone writer's batch goes from the head read straight
  * to signing. Appends whose conditions name their record's timestamp are left to the batch (the value is only
- * known once placed). Returns the appends refused, each settled with its failed write; the others are marked.
+ * known once placed), and so is any append touching an item an earlier one touches (checkableTogether). Returns the appends refused, each settled with its failed write; the others are marked.
  */
 export async function checkAhead(deps: Deps, locals: readonly LocalAppend[]): Promise<Set<LocalAppend>> {
-  const eligible = locals.filter((l) => !holdsTimestampToken(l.append, conditionChecks(l.append.extras)));
+  const timeless = locals.filter((l) => !holdsTimestampToken(l.append, conditionChecks(l.append.extras)));
+  // One transaction may not touch an item twice: appends sharing an item are left to the batches.
+  const checkable = new Set(checkableTogether(timeless.map((l) => l.append)));
+  const eligible = timeless.filter((l) => checkable.has(l.append));
   const refused = await refusedBeforeSigning(
     deps,
     eligible.map((l) => l.append.extras),

@@ -1,4 +1,5 @@
 import {
+  checkableTogether,
   conditionChecks,
   extrasAt,
   holdsTimestampToken,
@@ -109,6 +110,25 @@ describe('extrasAt', () => {
       ':at': '2026-11-25T10:00:03.000Z',
     });
     expect(append.extras[0]!.Update!.ExpressionAttributeValues![':at']).toBe(append.timestampToken);
+  });
+});
+
+describe('checkableTogether', () => {
+  it('never puts two checks on one item in one transaction: a later append on an item already checked waits', () => {
+    const a = pending(1, { extras: [jobUpdate('job_1')] });
+    const b = pending(2, { extras: [jobUpdate('job_2')] });
+    const c = pending(3, { extras: [jobUpdate('job_1')] });
+    const d = pending(4);
+    expect(checkableTogether([a, b, c, d]).map((p) => p.recordId)).toEqual([
+      'rec_0001',
+      'rec_0002',
+      'rec_0004',
+    ]);
+  });
+
+  it('stops at a transaction of at most 100 checks', () => {
+    const many = Array.from({ length: 120 }, (_, i) => pending(i, { extras: [jobUpdate(`job_${i}`)] }));
+    expect(checkableTogether(many)).toHaveLength(TRANSACTION_MAX_ITEMS);
   });
 });
 
