@@ -30,7 +30,10 @@ export type Sequenced =
 export interface LocalAppend {
   append: PendingAppend;
   settle: (result: Sequenced | Error) => void;
-  /** Its own conditions held when checked ahead of the batch (checkAhead), so its first placement skips them. */
+  /**
+   * Its own conditions held when checked ahead of the lane's first batch (checkAhead), so its first placement in
+   * that batch skips them; the lane clears it once a batch commits (the state may have moved).
+   */
   checkedAhead?: boolean;
 }
 

@@ -262,6 +262,8 @@ async function lead(deps: Deps, lane: Lane): Promise<void> {
       void archived.finally(() => archiving.delete(archived));
       // Appends left for the next batch (not signed in time): this process's go back in line, intents stay.
       lane.local.unshift(...committed.later.flatMap((c) => (c.local ? [c.local] : [])));
+      // A condition checked ahead of this batch says nothing once it committed: the waiting ones are checked again.
+      for (const waiting of lane.local) waiting.checkedAhead = false;
       batch = [];
       // Signatures of the appends left over stay usable while their positions do not move.
       if (committed.later.length === 0) signatures.clear();
