@@ -36,6 +36,8 @@ export interface ErrorDetail {
 export abstract class ServiceError extends Error {
   abstract readonly code: ErrorCode;
   readonly details: ErrorDetail[] | undefined;
+  /** When retrying may succeed, in seconds (the answer's `Retry-After`); null when it will not help. */
+  readonly retryAfterSeconds: number | null = null;
 
   constructor(message: string, details?: ErrorDetail[]) {
     super(message);
@@ -103,7 +105,7 @@ export class ServiceUnavailableError extends ServiceError {
   readonly code = 'SERVICE_UNAVAILABLE';
   constructor(
     message: string,
-    readonly retryAfterSeconds: number,
+    override readonly retryAfterSeconds: number,
   ) {
     super(message);
   }
@@ -117,7 +119,7 @@ export class RateLimitedError extends ServiceError {
   readonly code = 'RATE_LIMITED';
   constructor(
     message: string,
-    readonly retryAfterSeconds: number,
+    override readonly retryAfterSeconds: number,
   ) {
     super(message);
   }
@@ -140,7 +142,7 @@ export class IdempotencyKeyInUseError extends ServiceError {
   readonly code = 'IDEMPOTENCY_KEY_IN_USE';
   constructor(
     message: string,
-    readonly retryAfterSeconds: number | null,
+    override readonly retryAfterSeconds: number | null,
   ) {
     super(message);
   }

@@ -1,12 +1,5 @@
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import {
-  IdempotencyKeyInUseError,
-  RateLimitedError,
-  ServiceError,
-  ServiceUnavailableError,
-  type ErrorCode,
-  type ErrorDetail,
-} from '../errors.js';
+import { ServiceError, type ErrorCode, type ErrorDetail } from '../errors.js';
 import { logger } from '../runtime/logger.js';
 import { toApiResponse } from './response.js';
 import type { RouteMatch } from './route-matcher.js';
@@ -69,16 +62,14 @@ export function unmatchedResponse(
 
 /** Maps anything thrown by a handler to the error envelope; unexpected errors are logged and hidden. */
 export function toErrorResponse(error: unknown, requestId: string): APIGatewayProxyStructuredResultV2 {
-  if (error instanceof ServiceUnavailableError || error instanceof RateLimitedError)
-    return errorResponse(error.code, error.message, requestId, undefined, {
-      'retry-after': String(error.retryAfterSeconds),
-    });
-  if (error instanceof IdempotencyKeyInUseError && error.retryAfterSeconds !== null)
-    return errorResponse(error.code, error.message, requestId, undefined, {
-      'retry-after': String(error.retryAfterSeconds),
-    });
   if (error instanceof ServiceError)
-    return errorResponse(error.code, error.message, requestId, error.details);
+    return errorResponse(
+      error.code,
+      error.message,
+      requestId,
+      error.details,
+      error.retryAfterSeconds === null ? undefined : { 'retry-after': String(error.retryAfterSeconds) },
+    );
   // @middy/http-json-body-parser reports a body that is not JSON as an HTTP error.
   if (isMiddyJsonError(error))
     return errorResponse('VALIDATION_ERROR', 'Request body is not valid JSON', requestId);
