@@ -1,5 +1,7 @@
 import type { ReactNode } from 'react';
 import { HomePage } from '../pages/HomePage';
+import { JobPage } from '../pages/review/JobPage';
+import { ReviewQueuePage } from '../pages/review/ReviewQueuePage';
 import type { Role } from './session';
 
 export interface ConsoleRoute {
@@ -20,4 +22,9 @@ export const EVERYONE: readonly Role[] = ['FIRM_ADMIN', 'LEAD_REVIEWER', 'REVIEW
  * THE route table of the console: the navigation and the router are both built from it. Each area appends
  * its pages here (reviewer, governance, administration, ledger).
  */
-export const ROUTES: ConsoleRoute[] = [{ path: '/', element: <HomePage />, title: 'Home', roles: EVERYONE }];
+export const ROUTES: ConsoleRoute[] = [
+  { path: '/', element: <HomePage />, title: 'Home', roles: EVERYONE },
+  // Reviewer (issue 16, part 5).
+  { path: '/review', element: <ReviewQueuePage />, title: 'Review queue', roles: EVERYONE },
+  { path: '/review/jobs/:id', element: <JobPage />, title: 'Review job', roles: EVERYONE, nav: false },
+];
