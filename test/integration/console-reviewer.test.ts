@@ -124,15 +124,25 @@ describe('the console: a reviewer decides a job in the browser', () => {
       const decision = page.getByRole('region', { name: 'Decision' });
       await decision.waitFor();
       const send = decision.getByRole('button', { name: 'Send decision' });
-      await decision.getByRole('radio', { name: 'Approve', exact: true }).press('Space');
       // Not sendable until every checklist item is answered.
+      await decision.getByRole('radio', { name: 'Approve', exact: true }).press('Space');
       await expect(send.isDisabled()).resolves.toBe(true);
       for (const item of checklist) {
         await expect(send.isDisabled()).resolves.toBe(true);
         await decision.getByRole('group', { name: item }).getByRole('radio', { name: 'Yes' }).press('Space');
       }
       await expect(send.isEnabled()).resolves.toBe(true);
+      // The rules of the other outcomes: rejecting needs a reason, approving with modifications needs them.
+      await decision.getByRole('radio', { name: 'Reject' }).press('Space');
+      await expect(send.isDisabled()).resolves.toBe(true);
+      await decision.getByText('give the reason for rejecting').waitFor();
+      await decision.getByRole('radio', { name: 'Approve with modifications' }).press('Space');
+      await expect(send.isDisabled()).resolves.toBe(true);
+      await expect(decision.getByRole('textbox', { name: 'Modifications' }).isVisible()).resolves.toBe(true);
       await expectAccessible(page, 'job, decision form');
+      await decision.getByRole('radio', { name: 'Approve', exact: true }).press('Space');
+      await expect(decision.getByRole('textbox', { name: 'Modifications' }).count()).resolves.toBe(0);
+      await expect(send.isEnabled()).resolves.toBe(true);
       await send.press('Enter');
 
       const outcome = page.getByRole('region', { name: 'Outcome' });
