@@ -1,5 +1,6 @@
 import { createRemoteJWKSet, errors as joseErrors, jwtVerify, type JWTVerifyGetKey } from 'jose';
 import { hashApiKey, isWellFormedApiKey } from '../domain/auth/api-key-format.js';
+import { acceptedAudiences } from '../domain/auth/audiences.js';
 import type { Principal } from '../domain/auth/principal.js';
 import { UnauthorizedError } from '../errors.js';
 import { logger } from '../runtime/logger.js';
@@ -74,7 +75,7 @@ async function authenticateBearer(
     ({ payload: claims } = await jwtVerify(match[1], jwks(oidc.jwksUrl), {
       issuer: oidc.issuer,
       // One audience, or several separated by commas (the API's and the web console's app clients).
-      audience: oidc.audience.split(',').map((audience) => audience.trim()),
+      audience: acceptedAudiences(oidc.audience),
       algorithms: ['RS256', 'ES256'],
       clockTolerance: 30,
       requiredClaims: ['sub', 'exp'],
