@@ -5,6 +5,8 @@
  * OUTBOX_SWEEP_INTERVAL_SECONDS (60), OUTBOX_GRACE_SECONDS (30), PUBLIC_BASE_URL (the server's own URL),
  * LOCAL_INSTANCES (0: handlers run in this thread; N: on N isolated Lambda-like instances, one invocation each at
  * a time), SIGNER_LATENCY_MS (0) and SIGNER_RATE_LIMIT (0: unlimited) for a signer that behaves like KMS.
+ * It also serves the web console at /console/ (console/dist, built by npm start when stale) and the dev issuer's
+ * OIDC sign-in for it under /dev-issuer/ (docs/console.md).
  */
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
