@@ -61,6 +61,7 @@ interface DocumentCommands {
   Query: [DocumentSdk.QueryCommandInput, DocumentSdk.QueryCommandOutput];
   TransactWrite: [DocumentSdk.TransactWriteCommandInput, DocumentSdk.TransactWriteCommandOutput];
   BatchWrite: [DocumentSdk.BatchWriteCommandInput, DocumentSdk.BatchWriteCommandOutput];
+  Scan: [DocumentSdk.ScanCommandInput, DocumentSdk.ScanCommandOutput];
 }
 
 /**
