@@ -1,0 +1,83 @@
+/**
+ * The governance, administration and ledger pages, for the console's one route table (app/routes.tsx spreads
+ * this list into ROUTES). Governance and the ledger are for seniors (LEAD_REVIEWER, the compliance function) and
+ * administrators; administration for FIRM_ADMIN only (the API refuses other roles anyway).
+ */
+import type { ConsoleRoute } from '../app/routes';
+import type { Role } from '../app/session';
+import { ApiKeysPage } from './admin/ApiKeysPage';
+import { DocumentTypesPage } from './admin/DocumentTypesPage';
+import { SettingsPage } from './admin/SettingsPage';
+import { UsersPage } from './admin/UsersPage';
+import { WebhookDetailPage, WebhooksPage } from './admin/WebhooksPage';
+import { AssessmentDetailPage } from './governance/AssessmentDetailPage';
+import { AssessmentsPage } from './governance/AssessmentsPage';
+import { GovernanceDashboard } from './governance/GovernanceDashboard';
+import { IncidentDetailPage } from './governance/IncidentDetailPage';
+import { IncidentsPage } from './governance/IncidentsPage';
+import { ReportsPage } from './governance/ReportsPage';
+import { CertificatesPage } from './ledger/CertificatesPage';
+import { LedgerPage } from './ledger/LedgerPage';
+import { LedgerRecordPage } from './ledger/LedgerRecordPage';
+
+const SENIORS: readonly Role[] = ['FIRM_ADMIN', 'LEAD_REVIEWER'];
+const ADMINS: readonly Role[] = ['FIRM_ADMIN'];
+
+export const GOVERNANCE_ROUTES: ConsoleRoute[] = [
+  { path: '/governance', element: <GovernanceDashboard />, title: 'Governance', roles: SENIORS },
+  { path: '/governance/incidents', element: <IncidentsPage />, title: 'Incidents', roles: SENIORS },
+  {
+    path: '/governance/incidents/:id',
+    element: <IncidentDetailPage />,
+    title: 'Incident',
+    roles: SENIORS,
+    nav: false,
+  },
+  {
+    path: '/governance/assessments',
+    element: <AssessmentsPage />,
+    title: 'Impact assessments',
+    roles: SENIORS,
+  },
+  {
+    path: '/governance/assessments/:id',
+    element: <AssessmentDetailPage />,
+    title: 'Impact assessment',
+    roles: SENIORS,
+    nav: false,
+  },
+  { path: '/governance/reports', element: <ReportsPage />, title: 'Reports log', roles: SENIORS },
+];
+
+export const LEDGER_ROUTES: ConsoleRoute[] = [
+  { path: '/ledger', element: <LedgerPage />, title: 'Ledger', roles: SENIORS },
+  {
+    path: '/ledger/records/:id',
+    element: <LedgerRecordPage />,
+    title: 'Ledger record',
+    roles: SENIORS,
+    nav: false,
+  },
+  {
+    path: '/ledger/certificates',
+    element: <CertificatesPage />,
+    title: 'Certificates',
+    roles: SENIORS,
+    nav: false,
+  },
+];
+
+export const ADMIN_ROUTES: ConsoleRoute[] = [
+  { path: '/admin/users', element: <UsersPage />, title: 'Users', roles: ADMINS },
+  { path: '/admin/document-types', element: <DocumentTypesPage />, title: 'Document types', roles: ADMINS },
+  { path: '/admin/api-keys', element: <ApiKeysPage />, title: 'API keys', roles: ADMINS },
+  { path: '/admin/webhooks', element: <WebhooksPage />, title: 'Webhooks', roles: ADMINS },
+  {
+    path: '/admin/webhooks/:id',
+    element: <WebhookDetailPage />,
+    title: 'Webhook',
+    roles: ADMINS,
+    nav: false,
+  },
+  { path: '/admin/settings', element: <SettingsPage />, title: 'Settings', roles: ADMINS },
+];

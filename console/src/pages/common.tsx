@@ -1,0 +1,148 @@
+/**
+ * What the governance, admin and ledger pages share beyond the shell's components: loading an API answer into
+ * state (with its error in words), number and date formats, and a chart figure whose data is also a table (the
+ * text alternative of every chart).
+ */
+import { useCallback, useState, type DependencyList, type ReactNode } from 'react';
+import { dataOrThrow, describeError } from '../app/api';
+import { DataTable, type Column } from '../app/ui';
+import { useLoad, type Loaded } from '../app/use-load';
+import './pages.css';
+
+/** An openapi-fetch answer: data on success, the error envelope otherwise. */
+export interface Answer<T> {
+  data?: T;
+  error?: unknown;
+  response: Response;
+}
+
+/** Loads one API answer into state (the shell's useLoad); its error is in words. */
+export function useApiLoad<T>(load: () => Promise<Answer<T>>, deps: DependencyList): Loaded<T> {
+  return useLoad(async () => dataOrThrow(await load()), deps);
+}
+
+/**
+ * Runs one action (a POST, a DELETE) and keeps its error, in words, and whether it is running, for a form's
+ * submit button and its message. Resolves to the answer's data (null for a 204), undefined when it failed.
+ */
+export function useAction() {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const run = useCallback(async <T,>(action: () => Promise<Answer<T>>): Promise<T | null | undefined> => {
+    setBusy(true);
+    setError(null);
+    try {
+      const answer = await action();
+      if (answer.error !== undefined || !answer.response.ok) {
+        setError(describeError(answer.error, answer.response.status));
+        return undefined;
+      }
+      return answer.data ?? null;
+    } catch (failure) {
+      setError(describeError(failure));
+      return undefined;
+    } finally {
+      setBusy(false);
+    }
+  }, []);
+  return { busy, error, run, clear: () => setError(null) };
+}
+
+export const percent = (fraction: number | null | undefined, digits = 1): string =>
+  fraction === null || fraction === undefined ? 'no data' : `${(fraction * 100).toFixed(digits)} %`;
+
+export const dateTime = (iso: string | null | undefined): string =>
+  iso ? new Date(iso).toISOString().replace('T', ' ').slice(0, 16) + ' UTC' : '—';
+
+export const day = (iso: string | null | undefined): string => (iso ? iso.slice(0, 10) : '—');
+
+/** A readable enum value: PENDING_SIGNOFF → Pending signoff. */
+export const words = (value: string): string => {
+  const lower = value.replace(/[_-]+/g, ' ').toLowerCase();
+  return lower.charAt(0).toUpperCase() + lower.slice(1);
+};
+
+/**
+ * A chart with its text alternative: the caption says what it shows, the summary gives the gist in words, and
+ * the same numbers are in a table below (collapsed by default, readable by screen readers and keyboard).
+ */
+export function ChartFigure<T>(props: {
+  id: string;
+  title: string;
+  summary: string;
+  rows: readonly T[];
+  rowKey: (row: T) => string;
+  columns: readonly Column<T>[];
+  children: ReactNode;
+}) {
+  return (
+    <figure className="chart" aria-labelledby={`${props.id}-title`} data-chart={props.id}>
+      <figcaption>
+        <h2 id={`${props.id}-title`}>{props.title}</h2>
+        <p className="chart-summary">{props.summary}</p>
+      </figcaption>
+      {props.rows.length > 0 ? (
+        <div className="chart-canvas" aria-hidden="true">
+          {props.children}
+        </div>
+      ) : (
+        <p>No data for this period.</p>
+      )}
+      {props.rows.length > 0 && (
+        <details>
+          <summary>{props.title}: the data as a table</summary>
+          <DataTable caption={props.title} rows={props.rows} rowKey={props.rowKey} columns={props.columns} />
+        </details>
+      )}
+    </figure>
+  );
+}
+
+/** A one-time secret (a new API key, a webhook secret): shown once, selectable, with a copy button. */
+export function SecretOnce(props: { label: string; value: string; hint: string }) {
+  const [copied, setCopied] = useState(false);
+  return (
+    <div className="secret-once" role="status">
+      <p>
+        <strong>{props.label}</strong> {props.hint}
+      </p>
+      <code className="secret-value" data-secret>
+        {props.value}
+      </code>{' '}
+      <button
+        type="button"
+        onClick={() =>
+          navigator.clipboard?.writeText(props.value).then(
+            () => setCopied(true),
+            () => setCopied(false),
+          )
+        }
+      >
+        Copy
+      </button>
+      {copied && <span> Copied.</span>}
+    </div>
+  );
+}
+
+/** Previous and next page of a paged list. */
+export function Pager(props: { page: number; totalPages: number; onPage: (page: number) => void }) {
+  if (props.totalPages <= 1) return null;
+  return (
+    <nav aria-label="Pages" className="pager">
+      <button type="button" disabled={props.page <= 1} onClick={() => props.onPage(props.page - 1)}>
+        Previous page
+      </button>
+      <span>
+        Page {props.page} of {props.totalPages}
+      </span>
+      <button
+        type="button"
+        disabled={props.page >= props.totalPages}
+        onClick={() => props.onPage(props.page + 1)}
+      >
+        Next page
+      </button>
+    </nav>
+  );
+}
