@@ -3,6 +3,7 @@
  * this list into ROUTES). Governance and the ledger are for seniors (LEAD_REVIEWER, the compliance function) and
  * administrators; administration for FIRM_ADMIN only (the API refuses other roles anyway).
  */
+import { lazy, Suspense } from 'react';
 import type { ConsoleRoute } from '../app/routes';
 import type { Role } from '../app/session';
 import { ApiKeysPage } from './admin/ApiKeysPage';
@@ -12,19 +13,29 @@ import { UsersPage } from './admin/UsersPage';
 import { WebhookDetailPage, WebhooksPage } from './admin/WebhooksPage';
 import { AssessmentDetailPage } from './governance/AssessmentDetailPage';
 import { AssessmentsPage } from './governance/AssessmentsPage';
-import { GovernanceDashboard } from './governance/GovernanceDashboard';
 import { IncidentDetailPage } from './governance/IncidentDetailPage';
 import { IncidentsPage } from './governance/IncidentsPage';
 import { ReportsPage } from './governance/ReportsPage';
+import { Loading } from '../app/ui';
 import { CertificatesPage } from './ledger/CertificatesPage';
 import { LedgerPage } from './ledger/LedgerPage';
 import { LedgerRecordPage } from './ledger/LedgerRecordPage';
+
+// The dashboard's charts (recharts) are most of the bundle: loaded when the dashboard is first opened.
+const GovernanceDashboard = lazy(() =>
+  import('./governance/GovernanceDashboard').then((m) => ({ default: m.GovernanceDashboard })),
+);
+const dashboard = (
+  <Suspense fallback={<Loading label="Loading the dashboard" />}>
+    <GovernanceDashboard />
+  </Suspense>
+);
 
 const SENIORS: readonly Role[] = ['FIRM_ADMIN', 'LEAD_REVIEWER'];
 const ADMINS: readonly Role[] = ['FIRM_ADMIN'];
 
 export const GOVERNANCE_ROUTES: ConsoleRoute[] = [
-  { path: '/governance', element: <GovernanceDashboard />, title: 'Governance', roles: SENIORS },
+  { path: '/governance', element: dashboard, title: 'Governance', roles: SENIORS },
   { path: '/governance/incidents', element: <IncidentsPage />, title: 'Incidents', roles: SENIORS },
   {
     path: '/governance/incidents/:id',
