@@ -70,3 +70,19 @@ export const deactivateUser = route({
   request: { params: IdParam },
   responses: { 204: { description: 'Deactivated (or already deactivated)' } },
 });
+
+/** Who the signed-in user is: the console reads its name, role and flags from here (issue 16). */
+export const getCurrentUser = route({
+  operationId: 'getCurrentUser',
+  method: 'GET',
+  path: '/v1/firm/me/user',
+  handler: 'functions/users/get-current-user',
+  auth: { kind: 'authenticated', credentials: 'user' },
+  permissions: { main: 'read' },
+  tag: 'Users',
+  summary: 'The signed-in user',
+  description:
+    "The caller's own user record, whatever the role (the web console builds its navigation from the role). Users only: an API key is 403.",
+  request: {},
+  responses: { 200: { description: 'The signed-in user', schema: User } },
+});

@@ -15,6 +15,7 @@ import { LOST_RACE, retryOnLostRace, type LostRace } from '../store/lost-race.js
 import type { Qualification } from '../domain/users/user-rules.js';
 import {
   adminGuardItem,
+  getUser,
   getUserForUpdate,
   listUsers,
   putUserItems,
@@ -208,4 +209,12 @@ async function commitChange(deps: Deps, user: UserItem, change: UserChange): Pro
     items.push(adminGuardItem(deps, user.firmId, guard));
   }
   return (await writeConditionally(deps, items)).status === 'committed';
+}
+
+/** The signed-in user's own record (a deactivated user's token is refused before this runs). */
+export async function currentUser(deps: Deps, principal: Principal): Promise<PublicUser> {
+  if (principal.kind !== 'user') throw new ForbiddenError('Only a signed-in user has a user record');
+  const user = await getUser(deps, principal.firmId, principal.userId);
+  if (!user) throw new NotFoundError('User not found');
+  return presentUser(user);
 }

@@ -1,0 +1,23 @@
+import type { ReactNode } from 'react';
+import { HomePage } from '../pages/HomePage';
+import type { Role } from './session';
+
+export interface ConsoleRoute {
+  /** Path under /console (react-router syntax: `/review/jobs/:id`). */
+  path: string;
+  element: ReactNode;
+  /** The navigation label (and the page's usual heading). */
+  title: string;
+  /** Who sees it; a route outside the user's roles is neither linked nor reachable. */
+  roles: readonly Role[];
+  /** False for detail pages reached from another page (not in the navigation). Default true. */
+  nav?: boolean;
+}
+
+export const EVERYONE: readonly Role[] = ['FIRM_ADMIN', 'LEAD_REVIEWER', 'REVIEWER'];
+
+/**
+ * THE route table of the console: the navigation and the router are both built from it. Each area appends
+ * its pages here (reviewer, governance, administration, ledger).
+ */
+export const ROUTES: ConsoleRoute[] = [{ path: '/', element: <HomePage />, title: 'Home', roles: EVERYONE }];

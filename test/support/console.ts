@@ -1,0 +1,94 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { buildConsoleIfStale } from '../../scripts/console-build.js';
+import { ROOT } from './local-stack.js';
+
+/**
+ * Browser helpers for the web console's end-to-end tests (issue 16): Debian's Chromium through playwright-core,
+ * signing in through the local dev issuer's authorization page, and axe-core checks.
+ */
+
+/** Builds console/dist when any console or client source is newer (as npm start and npm test do). */
+export function ensureConsoleBuilt(): void {
+  buildConsoleIfStale({ quiet: true });
+}
+
+export function launchBrowser(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+    ],
+  });
+}
+
+/** A phone-sized viewport (the console must work from 390 px wide). */
+export const PHONE = { width: 390, height: 844 } as const;
+
+/** A fresh browser context (its own cookies and storage); `phone` for a 390 px wide viewport. */
+export function newContext(browser: Browser, options: { phone?: boolean } = {}): Promise<BrowserContext> {
+  return browser.newContext(options.phone ? { viewport: PHONE, isMobile: true, hasTouch: true } : {});
+}
+
+/**
+ * Records the page's console errors and failed requests (a CSP violation is a console error), so a test can
+ * assert the console ran cleanly: `expect(problems).toEqual([])`.
+ */
+export function watchProblems(page: Page): string[] {
+  const problems: string[] = [];
+  page.on('console', (message) => {
+    if (message.type() === 'error') problems.push(`console: ${message.text()}`);
+  });
+  page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+  return problems;
+}
+
+/**
+ * Signs `email` in through the console's sign-in button and the local issuer's authorization page (the field
+ * labelled Email, the button Sign in), then waits until the console shows the signed-in banner.
+ * `path` is the console page to open first (the console returns there after sign-in).
+ */
+export async function signIn(page: Page, baseUrl: string, email: string, path = '/'): Promise<void> {
+  await page.goto(`${baseUrl}/console${path}`);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.waitForURL(/\/dev-issuer\/authorize/);
+  await page.getByLabel('Email').fill(email);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('button', { name: 'Sign out' }).waitFor();
+}
+
+export interface AxeViolation {
+  id: string;
+  impact: string | null;
+  help: string;
+  nodes: string[];
+}
+
+const AXE_SOURCE = () => readFileSync(join(ROOT, 'node_modules/axe-core/axe.min.js'), 'utf8');
+
+/**
+ * Runs axe-core (WCAG 2.x A and AA rules) on the page as it is now and returns the serious and critical
+ * violations: `expect(await seriousAxeViolations(page)).toEqual([])`. axe is evaluated through the DevTools
+ * protocol rather than page.addScriptTag: the console's CSP (script-src 'self') rightly refuses an inline
+ * script tag, and the test must not weaken it (no bypassCSP).
+ */
+export async function seriousAxeViolations(page: Page): Promise<AxeViolation[]> {
+  const loaded = await page.evaluate('typeof window.axe');
+  if (loaded !== 'object') await page.evaluate(AXE_SOURCE());
+  const violations = (await page.evaluate(`axe
+    .run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'] } })
+    .then((r) => r.violations.map((v) => ({
+      id: v.id,
+      impact: v.impact,
+      help: v.help,
+      nodes: v.nodes.map((n) => n.target.join(' ')),
+    })))`)) as AxeViolation[];
+  return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+}
