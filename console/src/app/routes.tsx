@@ -1,4 +1,5 @@
 import type { ReactNode } from 'react';
+import { ADMIN_ROUTES, GOVERNANCE_ROUTES, LEDGER_ROUTES } from '../pages/areas';
 import { HomePage } from '../pages/HomePage';
 import type { Role } from './session';
 
@@ -20,4 +21,9 @@ export const EVERYONE: readonly Role[] = ['FIRM_ADMIN', 'LEAD_REVIEWER', 'REVIEW
  * THE route table of the console: the navigation and the router are both built from it. Each area appends
  * its pages here (reviewer, governance, administration, ledger).
  */
-export const ROUTES: ConsoleRoute[] = [{ path: '/', element: <HomePage />, title: 'Home', roles: EVERYONE }];
+export const ROUTES: ConsoleRoute[] = [
+  { path: '/', element: <HomePage />, title: 'Home', roles: EVERYONE },
+  ...GOVERNANCE_ROUTES,
+  ...LEDGER_ROUTES,
+  ...ADMIN_ROUTES,
+];
