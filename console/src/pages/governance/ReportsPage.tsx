@@ -33,7 +33,7 @@ export function ReportsPage() {
       <section aria-labelledby="report-log-title">
         <h2 id="report-log-title">Generated reports</h2>
         <div className="toolbar">
-          <label htmlFor="report-filter">Report type</label>
+          <label htmlFor="report-filter">Show</label>
           <select
             id="report-filter"
             value={type}
