@@ -179,15 +179,12 @@ describe('impact assessments in the console', () => {
     try {
       await signIn(page, stack.baseUrl, seniorEmail, `/governance/assessments/${id}`);
       await page.getByRole('button', { name: 'Submit for sign-off' }).waitFor();
-      // Another hand moves it on meanwhile: the page's transition conflicts, and says so.
-      expect(
-        (
-          await api('POST', `/v1/impact-assessments/${id}`, {
-            key: firm.key,
-            body: { status: 'PENDING_SIGNOFF' },
-          })
-        ).status,
-      ).toBe(200);
+      // Another hand submits and rejects it meanwhile: the page's submission (REJECTED to PENDING_SIGNOFF is no
+      // move) conflicts, and the page says so in words.
+      for (const status of ['PENDING_SIGNOFF', 'REJECTED']) {
+        const moved = await api('POST', `/v1/impact-assessments/${id}`, { key: firm.key, body: { status } });
+        expect(moved.status).toBe(200);
+      }
       await page.getByRole('button', { name: 'Submit for sign-off' }).click();
       const alert = page.getByRole('alert');
       await alert.waitFor();

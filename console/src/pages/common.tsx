@@ -56,9 +56,12 @@ export const dateTime = (iso: string | null | undefined): string =>
 
 export const day = (iso: string | null | undefined): string => (iso ? iso.slice(0, 10) : '—');
 
-/** A readable enum value: PENDING_SIGNOFF → Pending signoff. */
+/** A readable enum or field name: PENDING_SIGNOFF → Pending signoff, rejectionRate → Rejection rate. */
 export const words = (value: string): string => {
-  const lower = value.replace(/[_-]+/g, ' ').toLowerCase();
+  const lower = value
+    .replace(/([a-z])([A-Z])/g, '$1 $2')
+    .replace(/[_-]+/g, ' ')
+    .toLowerCase();
   return lower.charAt(0).toUpperCase() + lower.slice(1);
 };
 
@@ -82,6 +85,7 @@ export function ChartFigure<T>(props: {
         <p className="chart-summary">{props.summary}</p>
       </figcaption>
       {props.rows.length > 0 ? (
+        // The drawing repeats the summary and the table for sighted readers; assistive technology reads those.
         <div className="chart-canvas" aria-hidden="true">
           {props.children}
         </div>

@@ -43,11 +43,7 @@ export function AssessmentDetailPage() {
       ) : assessment.error || !assessment.data ? (
         <ErrorMessage error={assessment.error} />
       ) : (
-        <AssessmentView
-          key={assessment.data.updatedAt}
-          assessment={assessment.data}
-          onChange={assessment.reload}
-        />
+        <AssessmentView assessment={assessment.data} onChange={assessment.reload} />
       )}
     </Page>
   );

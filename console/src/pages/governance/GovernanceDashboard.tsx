@@ -117,7 +117,7 @@ function ConsumerDutyCharts({ from }: { from: string }) {
         ]}
       >
         <ResponsiveContainer width="100%" height={260}>
-          <BarChart data={monthly}>
+          <BarChart accessibilityLayer={false} data={monthly}>
             <CartesianGrid strokeDasharray="3 3" />
             <XAxis dataKey="month" />
             <YAxis allowDecimals={false} />
@@ -143,7 +143,7 @@ function ConsumerDutyCharts({ from }: { from: string }) {
         ]}
       >
         <ResponsiveContainer width="100%" height={240}>
-          <LineChart data={monthly}>
+          <LineChart accessibilityLayer={false} data={monthly}>
             <CartesianGrid strokeDasharray="3 3" />
             <XAxis dataKey="month" />
             <YAxis domain={[0, 100]} unit=" %" />
@@ -227,7 +227,7 @@ function BiasChart({ from }: { from: string }) {
         ]}
       >
         <ResponsiveContainer width="100%" height={Math.max(200, rows.length * 34 + 60)}>
-          <BarChart data={rows} layout="vertical" margin={{ left: 24 }}>
+          <BarChart accessibilityLayer={false} data={rows} layout="vertical" margin={{ left: 24 }}>
             <CartesianGrid strokeDasharray="3 3" />
             <XAxis type="number" domain={[0, 100]} unit=" %" />
             <YAxis type="category" dataKey="segment" width={150} />
@@ -290,7 +290,7 @@ function DriftChart() {
       ]}
     >
       <ResponsiveContainer width="100%" height={Math.max(200, rows.length * 50 + 60)}>
-        <BarChart data={rows} layout="vertical" margin={{ left: 24 }}>
+        <BarChart accessibilityLayer={false} data={rows} layout="vertical" margin={{ left: 24 }}>
           <CartesianGrid strokeDasharray="3 3" />
           <XAxis type="number" />
           <YAxis type="category" dataKey="label" width={170} />
@@ -326,7 +326,7 @@ function IncidentTrend() {
       ]}
     >
       <ResponsiveContainer width="100%" height={240}>
-        <LineChart data={rows}>
+        <LineChart accessibilityLayer={false} data={rows}>
           <CartesianGrid strokeDasharray="3 3" />
           <XAxis dataKey="month" />
           <YAxis allowDecimals={false} />
