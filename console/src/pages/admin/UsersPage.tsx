@@ -1,5 +1,5 @@
 /** Users of the firm: invite one, change a role or the FG21/1 specialist flag, deactivate. */
-import { useState, type FormEvent } from 'react';
+import { useEffect, useState, type FormEvent } from 'react';
 import type { components } from '../../../../clients/typescript/index';
 import { useApi } from '../../app/api';
 import { useSession } from '../../app/session';
@@ -17,12 +17,14 @@ export function UsersPage() {
   const { user: me } = useSession();
   const users = useApiLoad(() => api.GET('/v1/firm/me/users'), [api]);
   const change = useAction();
+  // A change shows at once; the list's next answer replaces it (or, when the change failed, restores the value).
+  const [pending, setPending] = useState<Record<string, Partial<User>>>({});
+  useEffect(() => setPending({}), [users.data]);
 
   async function update(user: User, body: { role?: Role; specialistVulnerability?: boolean }) {
-    const done = await change.run(() =>
-      api.POST('/v1/firm/me/users/{id}', { params: { path: { id: user.id } }, body }),
-    );
-    if (done) users.reload();
+    setPending((p) => ({ ...p, [user.id]: { ...p[user.id], ...body } }));
+    await change.run(() => api.POST('/v1/firm/me/users/{id}', { params: { path: { id: user.id } }, body }));
+    users.reload();
   }
 
   async function deactivate(user: User) {
@@ -47,7 +49,7 @@ export function UsersPage() {
           <DataTable<User>
             caption="Users"
             rowKey={(row) => row.id}
-            rows={users.data}
+            rows={users.data.map((u) => ({ ...u, ...pending[u.id] }))}
             columns={[
               { header: 'Name', cell: (u) => u.name },
               { header: 'Email', cell: (u) => u.email },
