@@ -12,6 +12,12 @@ import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { APIGatewayProxyStructuredResultV2, SQSBatchResponse } from 'aws-lambda';
 import { createApiServer } from '../shared/adapters/local/api-gateway.js';
+import { consoleSiteHandler } from '../shared/adapters/local/console-site.js';
+import {
+  consoleUrls,
+  CONSOLE_CLIENT_ID,
+  devAuthorizationHandler,
+} from '../shared/adapters/local/dev-authorization.js';
 import { DevIssuer } from '../shared/adapters/local/dev-issuer.js';
 import { ensureTables, startDynamoLocal } from '../shared/adapters/local/dynamodb-local.js';
 import { FsObjectStore } from '../shared/adapters/local/fs-object-store.js';
@@ -26,6 +32,7 @@ import { ENV, intEnv, optionalEnv } from '../shared/runtime/config.js';
 import { installDeps } from '../shared/runtime/deps.js';
 import {
   createLocalDeps,
+  DEV_ISSUER,
   LOCAL_TABLES,
   localPaths,
   type LocalStackInfo,
@@ -68,6 +75,26 @@ const presignedUploads = presignedUploadHandler({
 });
 
 let invoke: Invoke = () => Promise.reject(new Error('The local stack is not ready'));
+let baseUrl = '';
+// The web console (issue 16): console/dist at /console/ with its generated config.json, and the dev issuer's
+// sign-in for it (authorization code + PKCE; local development only, Cognito's hosted UI in AWS).
+const consoleSite = consoleSiteHandler({
+  distDir: resolve(root, 'console/dist'),
+  settings: () => {
+    const urls = consoleUrls(baseUrl);
+    return {
+      apiBaseUrl: baseUrl,
+      issuer: DEV_ISSUER,
+      discoveryUrl: urls.discoveryUrl,
+      clientId: CONSOLE_CLIENT_ID,
+      redirectUri: urls.redirectUri,
+      postLogoutRedirectUri: urls.home,
+      logoutUrl: null,
+      localDevelopment: true,
+    };
+  },
+});
+let devAuthorization: ReturnType<typeof devAuthorizationHandler> | undefined = undefined;
 
 const server = createApiServer({
   routes: httpRoutes(),
@@ -81,11 +108,8 @@ const server = createApiServer({
     };
   },
   localPaths: async (request, response, readBody) => {
-    if (request.method === 'GET' && request.url === '/dev-issuer/jwks.json') {
-      response.writeHead(200, { 'content-type': 'application/json' });
-      response.end(JSON.stringify(devIssuer.jwks()));
-      return true;
-    }
+    if (devAuthorization && (await devAuthorization(request, response, readBody))) return true;
+    if (await consoleSite(request, response, readBody)) return true;
     // The stack's Sign counters, across every instance (benches and tests read them).
     if (request.method === 'GET' && request.url === '/__local/metrics') {
       response.writeHead(200, { 'content-type': 'application/json' });
@@ -96,7 +120,12 @@ const server = createApiServer({
   },
 });
 await new Promise<void>((listening) => server.listen(port, '127.0.0.1', listening));
-const baseUrl = `http://localhost:${(server.address() as AddressInfo).port}`;
+baseUrl = `http://localhost:${(server.address() as AddressInfo).port}`;
+devAuthorization = devAuthorizationHandler({
+  issuer: devIssuer,
+  deps: createLocalDeps({ dataDir, dynamoEndpoint: dynamo.endpoint, baseUrl }),
+  baseUrl: () => baseUrl,
+});
 // Certificates link to this server's verification page unless PUBLIC_BASE_URL names another address.
 process.env[ENV.publicBaseUrl] ||= baseUrl;
 
@@ -151,6 +180,7 @@ console.log(
   `Governance Ledger Service listening on ${baseUrl} (DATA_DIR=${dataDir}, ` +
     `${instanceCount === 0 ? 'handlers in-process' : `${instanceCount} local instances`})`,
 );
+console.log(`Web console: ${consoleUrls(baseUrl).home}`);
 
 let stopping = false;
 async function shutdown(signal: string): Promise<void> {

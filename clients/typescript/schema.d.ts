@@ -831,6 +831,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/review/jobs/{id}/document": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A short-lived URL of the job's document
+         * @description A presigned GET URL of the job's immutable document copy (the bytes documentHash was computed over), valid for 5 minutes. Only for the job's assigned reviewer, LEAD_REVIEWER and FIRM_ADMIN users: another reviewer of the firm is 403, an API key 403, an unknown id or another firm's job 404.
+         */
+        get: operations["getReviewJobDocument"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/principal/jobs/{id}/document": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A short-lived URL of the job's document
+         * @description A presigned GET URL of the job's immutable document copy (the bytes documentHash was computed over), valid for 5 minutes. Only for the job's assigned reviewer, LEAD_REVIEWER and FIRM_ADMIN users: another reviewer of the firm is 403, an API key 403, an unknown id or another firm's job 404.
+         */
+        get: operations["getReviewJobDocumentPrincipal"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/review/jobs": {
         parameters: {
             query?: never;
@@ -2555,6 +2595,17 @@ export interface components {
             role: "FIRM_ADMIN" | "REVIEWER" | "LEAD_REVIEWER" | "SYSTEM" | "SUBMITTER";
             /** @description Pseudonymous label of the reviewer concerned, stable within this job ("Reviewer 1", "Reviewer 2"); never a name, e-mail or id */
             reviewer: string | null;
+        };
+        ReviewDocumentLink: {
+            /** @description A short-lived GET URL of the job's immutable document copy (an S3 presigned URL in AWS; the local object store's locally): read-only, this document only */
+            url: string;
+            /**
+             * Format: date-time
+             * @description The URL is refused after this instant (5 minutes)
+             */
+            expiresAt: string;
+            /** @description The document's media type (application/pdf, Word, text/plain) */
+            contentType: string;
         };
         ReviewerAvailability: {
             isAvailable: boolean;
@@ -7644,6 +7695,176 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ReviewJobDetail"];
+                };
+            };
+            /** @description Invalid request (details lists the offending fields) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Credential lacks the role or credential type required */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (also for resources of another firm) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNPROCESSABLE: the answer would exceed 5 MiB, the platform's limit (narrow the request); or IDEMPOTENCY_KEY_REUSED: the Idempotency-Key was used with another request */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (stage throttling); retry with backoff */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getReviewJobDocument: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The document URL */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReviewDocumentLink"];
+                };
+            };
+            /** @description Invalid request (details lists the offending fields) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Credential lacks the role or credential type required */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (also for resources of another firm) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNPROCESSABLE: the answer would exceed 5 MiB, the platform's limit (narrow the request); or IDEMPOTENCY_KEY_REUSED: the Idempotency-Key was used with another request */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (stage throttling); retry with backoff */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getReviewJobDocumentPrincipal: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The document URL */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReviewDocumentLink"];
                 };
             };
             /** @description Invalid request (details lists the offending fields) */

@@ -4,6 +4,7 @@ import {
   AvailabilityBody,
   CompleteJobBody,
   CreateUploadBody,
+  DocumentLink,
   EscalateJobBody,
   ReviewQueuePage,
   ReviewQueueQuery,
@@ -171,4 +172,20 @@ export const setAvailability = route({
     'Signed-in users only. isAvailable false stops new assignments (a job already held stays theirs); true makes the caller eligible again and routes waiting work to them at once.',
   request: { body: AvailabilityBody },
   responses: { 200: { description: "The caller's availability and active job", schema: Availability } },
+});
+
+/** The document itself, for reading it in the console (issue 16). */
+export const getJobDocument = route({
+  operationId: 'getReviewJobDocument',
+  method: 'GET',
+  path: '/v1/review/jobs/{id}/document',
+  handler: 'functions/review/get-job-document',
+  auth: REVIEWERS,
+  permissions: { main: 'read', immutable: 'read' },
+  tag: 'Review',
+  summary: "A short-lived URL of the job's document",
+  description:
+    "A presigned GET URL of the job's immutable document copy (the bytes documentHash was computed over), valid for 5 minutes. Only for the job's assigned reviewer, LEAD_REVIEWER and FIRM_ADMIN users: another reviewer of the firm is 403, an API key 403, an unknown id or another firm's job 404.",
+  request: { params: IdParam },
+  responses: { 200: { description: 'The document URL', schema: DocumentLink } },
 });

@@ -216,3 +216,16 @@ export const Availability = z
     activeJobId: z.string().nullable().meta({ description: 'The job the caller holds, if any' }),
   })
   .meta({ id: 'ReviewerAvailability' });
+
+export const DocumentLink = z
+  .object({
+    url: z.string().meta({
+      description:
+        "A short-lived GET URL of the job's immutable document copy (an S3 presigned URL in AWS; the local object store's locally): read-only, this document only",
+    }),
+    expiresAt: Timestamp.meta({ description: 'The URL is refused after this instant (5 minutes)' }),
+    contentType: z
+      .string()
+      .meta({ description: "The document's media type (application/pdf, Word, text/plain)" }),
+  })
+  .meta({ id: 'ReviewDocumentLink' });

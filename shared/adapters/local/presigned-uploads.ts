@@ -17,8 +17,8 @@ export const LOCAL_OBJECTS_PREFIX = '/local-objects/';
 
 /** Buckets a local presigned PUT may write to. */
 const PRESIGNABLE: readonly BucketName[] = ['uploads'];
-/** Buckets a local presigned GET may read from (certificate PDFs; never the immutable store or uploads). */
-const READABLE: readonly BucketName[] = ['certificates'];
+/** Buckets a local presigned GET may read from: certificate PDFs and review documents (never uploads). */
+const READABLE: readonly BucketName[] = ['certificates', 'immutable'];
 
 /**
  * The HMAC secret that signs local presigned URLs: 32 random bytes, hex, created once in DATA_DIR with mode
