@@ -158,7 +158,7 @@ async function main() {
     await admin.POST('/v1/firm/me/users', {
       body: {
         name: 'Sam Senior',
-        email: `sam.senior+${firmId}@harbour.example`,
+        email: 'sam.senior@harbour.example',
         fcaRef: 'SAM12345',
         role: 'LEAD_REVIEWER',
       },
@@ -169,7 +169,7 @@ async function main() {
     await admin.POST('/v1/firm/me/users', {
       body: {
         name: 'Riley Reviewer',
-        email: `riley+${firmId}@harbour.example`,
+        email: 'riley.reviewer@harbour.example',
         fcaRef: 'RIL12345',
         qualifications: ['DIP_PFS'],
         specialistVulnerability: true,

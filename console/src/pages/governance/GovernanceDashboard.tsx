@@ -123,9 +123,27 @@ function ConsumerDutyCharts({ from }: { from: string }) {
             <YAxis allowDecimals={false} />
             <Tooltip />
             <Legend />
-            <Bar dataKey="approved" name="Approved" stackId="o" fill={COLOURS.approved} />
-            <Bar dataKey="modified" name="With modifications" stackId="o" fill={COLOURS.modified} />
-            <Bar dataKey="rejected" name="Rejected" stackId="o" fill={COLOURS.rejected} />
+            <Bar
+              isAnimationActive={false}
+              dataKey="approved"
+              name="Approved"
+              stackId="o"
+              fill={COLOURS.approved}
+            />
+            <Bar
+              isAnimationActive={false}
+              dataKey="modified"
+              name="With modifications"
+              stackId="o"
+              fill={COLOURS.modified}
+            />
+            <Bar
+              isAnimationActive={false}
+              dataKey="rejected"
+              name="Rejected"
+              stackId="o"
+              fill={COLOURS.rejected}
+            />
           </BarChart>
         </ResponsiveContainer>
       </ChartFigure>
@@ -148,7 +166,14 @@ function ConsumerDutyCharts({ from }: { from: string }) {
             <XAxis dataKey="month" />
             <YAxis domain={[0, 100]} unit=" %" />
             <Tooltip />
-            <Line type="monotone" dataKey="sla" name="SLA compliance" stroke={COLOURS.neutral} connectNulls />
+            <Line
+              isAnimationActive={false}
+              type="monotone"
+              dataKey="sla"
+              name="SLA compliance"
+              stroke={COLOURS.neutral}
+              connectNulls
+            />
           </LineChart>
         </ResponsiveContainer>
       </ChartFigure>
@@ -215,7 +240,7 @@ function BiasChart({ from }: { from: string }) {
       <ChartFigure
         id="bias"
         title="Rejection rate per client segment"
-        summary={`${b.totalRecords} completed reviews; overall rejection rate ${percent(b.overallRejectionRate)}. Bars show each segment's rate, whiskers its ${Math.round(b.method.confidenceLevel * 100)} % ${b.method.interval} interval. ${b.flags.length === 0 ? 'No flags.' : `${b.flags.length} flag(s), listed below.`}`}
+        summary={`${b.totalRecords} completed reviews; overall rejection rate ${percent(b.overallRejectionRate)}. Bars show each segment's rate, whiskers its ${Math.round(b.method.confidenceLevel * 100)} % ${b.method.interval === 'wilson' ? 'Wilson score' : b.method.interval} interval. ${b.flags.length === 0 ? 'No flags.' : `${b.flags.length} flag(s), listed below.`}`}
         rows={rows}
         rowKey={(r) => r.segment}
         columns={[
@@ -232,7 +257,7 @@ function BiasChart({ from }: { from: string }) {
             <XAxis type="number" domain={[0, 100]} unit=" %" />
             <YAxis type="category" dataKey="segment" width={150} />
             <Tooltip />
-            <Bar dataKey="rate" name="Rejection rate" fill={COLOURS.neutral}>
+            <Bar isAnimationActive={false} dataKey="rate" name="Rejection rate" fill={COLOURS.neutral}>
               <ErrorBar dataKey="interval" width={6} stroke={COLOURS.muted} direction="x" />
             </Bar>
           </BarChart>
@@ -296,8 +321,8 @@ function DriftChart() {
           <YAxis type="category" dataKey="label" width={170} />
           <Tooltip />
           <Legend />
-          <Bar dataKey="baseline" name="Baseline" fill={COLOURS.muted} />
-          <Bar dataKey="current" name="Current" fill={COLOURS.rejected} />
+          <Bar isAnimationActive={false} dataKey="baseline" name="Baseline" fill={COLOURS.muted} />
+          <Bar isAnimationActive={false} dataKey="current" name="Current" fill={COLOURS.rejected} />
         </BarChart>
       </ResponsiveContainer>
     </ChartFigure>
@@ -332,9 +357,27 @@ function IncidentTrend() {
           <YAxis allowDecimals={false} />
           <Tooltip />
           <Legend />
-          <Line type="monotone" dataKey="reported" name="Reported" stroke={COLOURS.neutral} />
-          <Line type="monotone" dataKey="resolved" name="Resolved" stroke={COLOURS.approved} />
-          <Line type="monotone" dataKey="critical" name="Critical" stroke={COLOURS.rejected} />
+          <Line
+            isAnimationActive={false}
+            type="monotone"
+            dataKey="reported"
+            name="Reported"
+            stroke={COLOURS.neutral}
+          />
+          <Line
+            isAnimationActive={false}
+            type="monotone"
+            dataKey="resolved"
+            name="Resolved"
+            stroke={COLOURS.approved}
+          />
+          <Line
+            isAnimationActive={false}
+            type="monotone"
+            dataKey="critical"
+            name="Critical"
+            stroke={COLOURS.rejected}
+          />
         </LineChart>
       </ResponsiveContainer>
     </ChartFigure>

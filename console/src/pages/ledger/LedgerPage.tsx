@@ -129,17 +129,19 @@ export function LedgerPage() {
             <input id="filter-to" type="date" value={draft.endDate} onChange={set('endDate')} />
           </div>
         </div>
-        <button type="submit">Apply filters</button>{' '}
-        <button
-          type="button"
-          onClick={() => {
-            setDraft(NO_FILTERS);
-            setFilters(NO_FILTERS);
-            setPage(1);
-          }}
-        >
-          Clear
-        </button>
+        <div className="button-row">
+          <button type="submit">Apply filters</button>
+          <button
+            type="button"
+            onClick={() => {
+              setDraft(NO_FILTERS);
+              setFilters(NO_FILTERS);
+              setPage(1);
+            }}
+          >
+            Clear
+          </button>
+        </div>
       </form>
       <section aria-labelledby="ledger-records-title">
         <h2 id="ledger-records-title">Records</h2>
