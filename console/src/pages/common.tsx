@@ -129,22 +129,55 @@ export function SecretOnce(props: { label: string; value: string; hint: string }
   );
 }
 
+/**
+ * The pagination of a paged list. `nextCursor` and a null `total` come with cursor paging (issue 14): a filtered
+ * page may be short, even empty, and still have a next one; without a cursor, page numbers are followed.
+ */
+export interface PageInfo {
+  page: number;
+  total: number | null;
+  totalPages: number | null;
+  nextCursor?: string | null;
+}
+
+/** Where a paged list is: the first page, or the cursor (or page number) of a later one, and the way back. */
+export function usePaging() {
+  const [trail, setTrail] = useState<{ page: number; cursor?: string }[]>([{ page: 1 }]);
+  const here = trail[trail.length - 1]!;
+  return {
+    /** The query parameters of the current page: a cursor when there is one, else the page number. */
+    query: (here.cursor ? { cursor: here.cursor } : { page: here.page }) as { page?: number },
+    position: trail.length,
+    first: () => setTrail([{ page: 1 }]),
+    previous: () => setTrail((t) => (t.length > 1 ? t.slice(0, -1) : t)),
+    next: (info: PageInfo) =>
+      setTrail((t) => [
+        ...t,
+        info.nextCursor ? { page: info.page + 1, cursor: info.nextCursor } : { page: info.page + 1 },
+      ]),
+  };
+}
+
+export function hasNextPage(info: PageInfo): boolean {
+  if (info.nextCursor !== undefined) return info.nextCursor !== null;
+  return info.totalPages !== null && info.page < info.totalPages;
+}
+
 /** Previous and next page of a paged list. */
-export function Pager(props: { page: number; totalPages: number; onPage: (page: number) => void }) {
-  if (props.totalPages <= 1) return null;
+export function Pager(props: { info: PageInfo; paging: ReturnType<typeof usePaging> }) {
+  const { info, paging } = props;
+  const more = hasNextPage(info);
+  if (paging.position === 1 && !more) return null;
   return (
     <nav aria-label="Pages" className="pager">
-      <button type="button" disabled={props.page <= 1} onClick={() => props.onPage(props.page - 1)}>
+      <button type="button" disabled={paging.position <= 1} onClick={paging.previous}>
         Previous page
       </button>
       <span>
-        Page {props.page} of {props.totalPages}
+        Page {paging.position}
+        {info.totalPages !== null ? ` of ${info.totalPages}` : ''}
       </span>
-      <button
-        type="button"
-        disabled={props.page >= props.totalPages}
-        onClick={() => props.onPage(props.page + 1)}
-      >
+      <button type="button" disabled={!more} onClick={() => paging.next(info)}>
         Next page
       </button>
     </nav>

@@ -7,7 +7,7 @@ import { Link, useParams } from 'react-router-dom';
 import type { components } from '../../../../clients/typescript/index';
 import { useApi } from '../../app/api';
 import { DataTable, ErrorMessage, Loading, Page } from '../../app/ui';
-import { Pager, SecretOnce, dateTime, useAction, useApiLoad, words } from '../common';
+import { Pager, SecretOnce, dateTime, hasNextPage, useAction, useApiLoad, usePaging, words } from '../common';
 
 type Webhook = components['schemas']['Webhook'];
 type Delivery = components['schemas']['WebhookDelivery'];
@@ -128,13 +128,13 @@ export function WebhookDetailPage() {
   const { id = '' } = useParams();
   const api = useApi();
   const hooks = useApiLoad(() => api.GET('/v1/firm/me/webhooks'), [api]);
-  const [page, setPage] = useState(1);
+  const paging = usePaging();
   const deliveries = useApiLoad(
     () =>
       api.GET('/v1/firm/me/webhooks/{id}/deliveries', {
-        params: { path: { id }, query: { page, pageSize: 25 } },
+        params: { path: { id }, query: { ...paging.query, pageSize: 25 } },
       }),
-    [api, id, page],
+    [api, id, paging.query.page, paging.position],
   );
   const act = useAction();
   const [secret, setSecret] = useState<string | null>(null);
@@ -207,7 +207,9 @@ export function WebhookDetailPage() {
           <Loading label="Loading deliveries" />
         ) : deliveries.error || !deliveries.data ? (
           <ErrorMessage error={deliveries.error} />
-        ) : deliveries.data.data.length === 0 ? (
+        ) : deliveries.data.data.length === 0 &&
+          paging.position === 1 &&
+          !hasNextPage(deliveries.data.pagination) ? (
           <p>No delivery yet. Deliveries appear here once a subscribed event is recorded.</p>
         ) : (
           <>
@@ -248,11 +250,7 @@ export function WebhookDetailPage() {
                 },
               ]}
             />
-            <Pager
-              page={deliveries.data.pagination.page}
-              totalPages={deliveries.data.pagination.totalPages}
-              onPage={setPage}
-            />
+            <Pager info={deliveries.data.pagination} paging={paging} />
           </>
         )}
       </section>

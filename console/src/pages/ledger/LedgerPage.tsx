@@ -8,7 +8,7 @@ import { Link } from 'react-router-dom';
 import type { components } from '../../../../clients/typescript/index';
 import { useApi } from '../../app/api';
 import { DataTable, ErrorMessage, Loading, Page } from '../../app/ui';
-import { Pager, dateTime, useAction, useApiLoad, words } from '../common';
+import { Pager, dateTime, hasNextPage, useAction, useApiLoad, usePaging, words } from '../common';
 
 type LedgerRecord = components['schemas']['LedgerRecord'];
 type EventType = components['schemas']['LedgerEventType'];
@@ -53,9 +53,9 @@ const NO_FILTERS: Filters = {
 };
 
 /** The query of GET /v1/ledger/records: only the filters given; dates are whole UTC days. */
-function query(filters: Filters, page: number) {
+function query(filters: Filters, at: { page?: number }) {
   return {
-    page,
+    ...at,
     pageSize: 25,
     ...(filters.eventType ? { eventType: filters.eventType } : {}),
     ...(filters.actorId.trim() ? { actorId: filters.actorId.trim() } : {}),
@@ -70,10 +70,10 @@ export function LedgerPage() {
   const api = useApi();
   const [draft, setDraft] = useState<Filters>(NO_FILTERS);
   const [filters, setFilters] = useState<Filters>(NO_FILTERS);
-  const [page, setPage] = useState(1);
+  const paging = usePaging();
   const records = useApiLoad(
-    () => api.GET('/v1/ledger/records', { params: { query: query(filters, page) } }),
-    [api, filters, page],
+    () => api.GET('/v1/ledger/records', { params: { query: query(filters, paging.query) } }),
+    [api, filters, paging.query.page, paging.position],
   );
   const set = (key: keyof Filters) => (e: { target: { value: string } }) =>
     setDraft((d) => ({ ...d, [key]: e.target.value }));
@@ -81,7 +81,7 @@ export function LedgerPage() {
   function apply(event: FormEvent) {
     event.preventDefault();
     setFilters(draft);
-    setPage(1);
+    paging.first();
   }
 
   return (
@@ -136,7 +136,7 @@ export function LedgerPage() {
             onClick={() => {
               setDraft(NO_FILTERS);
               setFilters(NO_FILTERS);
-              setPage(1);
+              paging.first();
             }}
           >
             Clear
@@ -149,11 +149,14 @@ export function LedgerPage() {
           <Loading label="Loading ledger records" />
         ) : records.error || !records.data ? (
           <ErrorMessage error={records.error} />
-        ) : records.data.data.length === 0 ? (
+        ) : records.data.data.length === 0 &&
+          !hasNextPage(records.data.pagination) &&
+          paging.position === 1 ? (
           <p>No record matches.</p>
         ) : (
           <>
-            <p>{records.data.pagination.total} record(s).</p>
+            {records.data.pagination.total !== null && <p>{records.data.pagination.total} record(s).</p>}
+            {records.data.data.length === 0 && <p>No record on this page; the next page may hold more.</p>}
             <DataTable<LedgerRecord>
               caption="Ledger records"
               rowKey={(row) => row.id}
@@ -172,11 +175,7 @@ export function LedgerPage() {
                 },
               ]}
             />
-            <Pager
-              page={records.data.pagination.page}
-              totalPages={records.data.pagination.totalPages}
-              onPage={setPage}
-            />
+            <Pager info={records.data.pagination} paging={paging} />
           </>
         )}
       </section>
