@@ -204,13 +204,12 @@ describe('administration pages', () => {
         true,
       );
       await expectAccessible(page);
-      const users = await api('GET', '/v1/firm/me/users', { key: firm.key });
-      const ivy = users.body.find((u: any) => u.email === email);
-      expect([ivy.role, ivy.specialistVulnerability, ivy.qualifications]).toEqual([
-        'LEAD_REVIEWER',
-        true,
-        ['CFP'],
-      ]);
+      // The change shows at once; the API has it once the request completes.
+      const ivy = async () =>
+        (await api('GET', '/v1/firm/me/users', { key: firm.key })).body.find((u: any) => u.email === email);
+      await until(async () => (await ivy()).specialistVulnerability === true, 'the specialist flag stored');
+      expect([(await ivy()).role, (await ivy()).qualifications]).toEqual(['LEAD_REVIEWER', ['CFP']]);
+      await expect(page.getByLabel('Role of Ivy Invited').inputValue()).resolves.toBe('LEAD_REVIEWER');
     } finally {
       await context.close();
     }
@@ -247,6 +246,37 @@ describe('administration pages', () => {
 });
 
 describe('the Ledger explorer', () => {
+  it('pages through the records (25 a page), forward and back', async () => {
+    const busy = await createFirm();
+    for (let i = 0; i < 27; i++) {
+      const logged = await api('POST', '/v1/incidents', {
+        key: busy.key,
+        body: { title: `Paging ${i}`, description: 'Paging', severity: 'LOW', category: 'OTHER' },
+      });
+      expect(logged.status).toBeLessThan(300);
+    }
+    const context = await newContext(browser);
+    const page = await context.newPage();
+    try {
+      await signIn(page, stack.baseUrl, busy.admin.email, '/ledger');
+      const rows = page.getByRole('table', { name: 'Ledger records' }).locator('tbody tr');
+      await page.getByRole('table', { name: 'Ledger records' }).waitFor();
+      expect(await rows.count()).toBe(25);
+      const newest = await rows.first().locator('td').first().innerText();
+      await page.getByRole('button', { name: 'Next page' }).click();
+      await until(async () => (await rows.count()) > 0 && (await rows.count()) < 25, 'the second page');
+      const second = await rows.locator('td:first-child').allInnerTexts();
+      expect(second).not.toContain(newest);
+      expect(await page.getByRole('button', { name: 'Next page' }).isDisabled()).toBe(true);
+      await page.getByRole('button', { name: 'Previous page' }).click();
+      await until(async () => (await rows.count()) === 25, 'the first page again');
+      expect(await rows.first().locator('td').first().innerText()).toBe(newest);
+      await expectAccessible(page);
+    } finally {
+      await context.close();
+    }
+  });
+
   it('filters records, opens one, verifies the chain and lists certificates, on a desktop and at 390 px', async () => {
     for (const phone of [false, true]) {
       const context = await newContext(browser, { phone });
