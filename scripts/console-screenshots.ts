@@ -282,7 +282,7 @@ async function main() {
       page.screenshot({ path: join(OUT, `${name}.png`), fullPage: true });
 
     const pages: [string, string | RegExp, string][] = [
-      ['/governance', 'Governance', 'governance-dashboard'],
+      ['/governance/dashboard', 'Governance', 'governance-dashboard'],
       ['/governance/incidents', 'Incidents', 'incidents'],
       [`/governance/incidents/${logged[0]!.id}`, /^Incident:/, 'incident-detail'],
       ['/governance/assessments', 'Impact assessments', 'impact-assessments'],
@@ -319,7 +319,7 @@ async function main() {
     });
     await signIn(phone, baseUrl, adminEmail, '/');
     for (const [to, heading, name] of [
-      ['/governance', 'Governance', 'phone-governance-dashboard'],
+      ['/governance/dashboard', 'Governance', 'phone-governance-dashboard'],
       ['/governance/incidents', 'Incidents', 'phone-incidents'],
       ['/ledger', 'Ledger', 'phone-ledger'],
     ] as const) {

@@ -56,6 +56,17 @@ async function expectAccessible(page: Page) {
   expect(await seriousAxeViolations(page)).toEqual([]);
 }
 
+/** Presses Tab until the focused element's text is `text` (keyboard-only use); fails after 100 presses. */
+async function tabTo(page: Page, text: string): Promise<void> {
+  for (let i = 0; i < 100; i++) {
+    await page.keyboard.press('Tab');
+    const focused = (await page.evaluate('document.activeElement && document.activeElement.textContent')) as
+      string | null;
+    if (focused?.trim() === text) return;
+  }
+  throw new Error(`Tab never reached "${text}"`);
+}
+
 const CHARTS = ['cd-outcomes', 'cd-sla', 'bias', 'drift', 'incidents'];
 
 describe('the Governance dashboard', () => {
@@ -64,7 +75,7 @@ describe('the Governance dashboard', () => {
     const page = await context.newPage();
     const problems = watchProblems(page);
     try {
-      await signIn(page, stack.baseUrl, seniorEmail, '/governance');
+      await signIn(page, stack.baseUrl, seniorEmail, '/governance/dashboard');
       await page.getByRole('heading', { level: 1, name: 'Governance' }).waitFor();
       for (const chart of CHARTS) {
         await page.locator(`[data-chart="${chart}"] svg.recharts-surface`).first().waitFor();
@@ -78,7 +89,9 @@ describe('the Governance dashboard', () => {
       // The bias chart: one bar per eligible segment, the whiskers of its interval, and the alternative table.
       const bias = page.locator('[data-chart="bias"]');
       expect(await bias.locator('.recharts-errorBar').count()).toBeGreaterThan(0);
-      await bias.getByText('Rejection rate per client segment: the data as a table').click();
+      // The text alternative opens from the keyboard.
+      await tabTo(page, 'Rejection rate per client segment: the data as a table');
+      await page.keyboard.press('Enter');
       await expect(bias.getByRole('cell', { name: 'ageBand: over-65' }).count()).resolves.toBe(1);
       // The drift signal of acme 1's rejection rate (20 % → 80 %).
       await expect(page.locator('[data-chart="drift"] .chart-summary').innerText()).resolves.toMatch(
@@ -98,7 +111,7 @@ describe('the Governance dashboard', () => {
     const context = await newContext(browser, { phone: true });
     const page = await context.newPage();
     try {
-      await signIn(page, stack.baseUrl, seniorEmail, '/governance');
+      await signIn(page, stack.baseUrl, seniorEmail, '/governance/dashboard');
       for (const chart of CHARTS) {
         await page.locator(`[data-chart="${chart}"] svg.recharts-surface`).first().waitFor();
       }
@@ -142,7 +155,8 @@ describe('impact assessments in the console', () => {
 
       await page.getByRole('button', { name: 'Submit for sign-off' }).click();
       await page.getByText('Pending signoff', { exact: true }).waitFor();
-      await page.getByRole('button', { name: 'Approve' }).click();
+      await tabTo(page, 'Approve'); // by keyboard alone
+      await page.keyboard.press('Enter');
       await page.getByText('Approved', { exact: true }).waitFor();
       await page.getByRole('link', { name: 'Ledger record and approval certificate' }).waitFor();
       await expectAccessible(page);

@@ -31,11 +31,13 @@ const dashboard = (
   </Suspense>
 );
 
+// The dashboard is /governance/dashboard, not /governance: a navigation link is current for every path under
+// its own, and /governance would mark it current on the incidents, assessments and reports pages too.
 const SENIORS: readonly Role[] = ['FIRM_ADMIN', 'LEAD_REVIEWER'];
 const ADMINS: readonly Role[] = ['FIRM_ADMIN'];
 
 export const GOVERNANCE_ROUTES: ConsoleRoute[] = [
-  { path: '/governance', element: dashboard, title: 'Governance', roles: SENIORS },
+  { path: '/governance/dashboard', element: dashboard, title: 'Governance', roles: SENIORS },
   { path: '/governance/incidents', element: <IncidentsPage />, title: 'Incidents', roles: SENIORS },
   {
     path: '/governance/incidents/:id',
