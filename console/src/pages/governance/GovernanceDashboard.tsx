@@ -89,6 +89,7 @@ function ConsumerDutyCharts({ from }: { from: string }) {
   }));
   return (
     <>
+      {report.loading && <Loading label="Updating the Consumer Duty report for the new period" />}
       <section className="kpis" aria-label="Consumer Duty headline figures">
         <Kpi label="Reviews completed" value={String(m.outcomes.total)} />
         <Kpi
@@ -237,6 +238,7 @@ function BiasChart({ from }: { from: string }) {
   const one = (n: number | null) => (n === null ? '—' : `${n.toFixed(1)} %`);
   return (
     <div className="chart-group">
+      {report.loading && <Loading label="Updating the bias report for the new period" />}
       <ChartFigure
         id="bias"
         title="Rejection rate per client segment"
