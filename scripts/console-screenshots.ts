@@ -17,6 +17,7 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
+import { PDFDocument, StandardFonts } from 'pdf-lib';
 import type { Page } from 'playwright-core';
 import { createLedgerClient } from '../clients/typescript/index.js';
 import { newId } from '../shared/ids.js';
@@ -118,6 +119,22 @@ function demoJobs(firmId: string): ReviewJobItem[] {
     );
   }
   return jobs;
+}
+
+/** A one-page suitability report, so the reviewer's job page has a document to show. */
+async function demoPdf(): Promise<Uint8Array> {
+  const pdf = await PDFDocument.create();
+  const font = await pdf.embedFont(StandardFonts.Helvetica);
+  const page = pdf.addPage([595, 842]);
+  const lines = [
+    'Suitability report',
+    'Client: CLI-DEMO (age 58)',
+    'Objective: a sustainable retirement income from age 65.',
+    'Recommendation: consolidate two workplace pensions into a flexi-access drawdown plan,',
+    'balanced risk profile (4 of 7), with annual reviews.',
+  ];
+  lines.forEach((line, i) => page.drawText(line, { x: 56, y: 770 - i * 24, size: i === 0 ? 20 : 12, font }));
+  return pdf.save();
 }
 
 async function main() {
@@ -248,6 +265,47 @@ async function main() {
     );
   }
 
+  // A job for the reviewer pages: Riley signs in once (linking the account), becomes available, and a suitability
+  // report is uploaded and submitted; routing gives it to an available reviewer.
+  const rileyEmail = 'riley.reviewer@harbour.example';
+  const riley = createLedgerClient({
+    baseUrl,
+    token: ((await ledgerctl(['token', '--firm', firmId, '--email', rileyEmail])) as { token: string }).token,
+  });
+  must(await riley.GET('/v1/review/queue'), 'first request of the reviewer');
+  for (let i = 0; i < 100; i++) {
+    const users = must(await key.GET('/v1/firm/me/users'), 'users');
+    if (users.find((u) => u.email === rileyEmail)?.activatedAt) break;
+    await new Promise((wait) => setTimeout(wait, 200));
+  }
+  must(await riley.POST('/v1/review/availability', { body: { isAvailable: true } }), 'availability');
+  const upload = must(
+    await key.POST('/v1/review/uploads', { body: { filename: 'suitability-report.pdf' } }),
+    'upload',
+  );
+  const put = await fetch(upload.uploadUrl, {
+    method: 'PUT',
+    body: await demoPdf(),
+    headers: upload.uploadHeaders,
+  });
+  if (!put.ok) throw new Error(`upload PUT: ${put.status}`);
+  const reviewJob = must(
+    await key.POST('/v1/review/jobs', {
+      body: {
+        documentKey: upload.documentKey,
+        documentType: 'SUITABILITY_REPORT',
+        clientReference: 'CLI-DEMO',
+        documentReference: 'SR-2026-0042',
+        factFindSummary: { age: 58, objective: 'Retirement income', attitudeToRisk: 'Balanced' },
+        aiContext: { confidence: 0.91, inputs: ['fact find', 'pension statements'] },
+        clientSegments: { ageBand: '55-64' },
+      },
+    }),
+    'submit a job',
+  );
+  const users = must(await key.GET('/v1/firm/me/users'), 'users');
+  const jobReviewer = users.find((u) => u.id === reviewJob.assignedReviewerId)?.email ?? rileyEmail;
+
   const receiver = createServer((_request, response) => response.writeHead(204).end());
   await new Promise<void>((listening) => receiver.listen(0, '127.0.0.1', listening));
   const hookUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks/ledger`;
@@ -325,6 +383,19 @@ async function main() {
     ] as const) {
       await go(phone, to, heading);
       await shot(phone, name);
+      console.log(`docs/console-screenshots/${name}.png`);
+    }
+
+    // The reviewer pages (console-platform): the queue and the job, as the reviewer the job was routed to.
+    const reviewer = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    await signIn(reviewer, baseUrl, jobReviewer, '/');
+    for (const [to, heading, name] of [
+      ['/review', 'Review queue', 'review-queue'],
+      [`/review/jobs/${reviewJob.id}`, /./, 'review-job'],
+    ] as const) {
+      await go(reviewer, to, heading);
+      await reviewer.waitForTimeout(1500); // the document frame
+      await shot(reviewer, name);
       console.log(`docs/console-screenshots/${name}.png`);
     }
   } finally {
