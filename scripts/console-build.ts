@@ -42,7 +42,13 @@ export function buildConsoleIfStale(options: { force?: boolean; quiet?: boolean 
   execFileSync(
     process.execPath,
     [join(ROOT, 'node_modules/vite/bin/vite.js'), 'build', '--config', join(CONSOLE, 'vite.config.ts')],
-    { cwd: ROOT, stdio: ['ignore', options.quiet ? 'ignore' : 'inherit', 'inherit'] },
+    {
+      cwd: ROOT,
+      // A production bundle whatever the caller's NODE_ENV (Jest sets test, which would select React's
+      // development build).
+      env: { ...process.env, NODE_ENV: 'production' },
+      stdio: ['ignore', options.quiet ? 'ignore' : 'inherit', 'inherit'],
+    },
   );
   return true;
 }

@@ -1,6 +1,8 @@
 import type { ReactNode } from 'react';
 import { ADMIN_ROUTES, GOVERNANCE_ROUTES, LEDGER_ROUTES } from '../pages/areas';
 import { HomePage } from '../pages/HomePage';
+import { JobPage } from '../pages/review/JobPage';
+import { ReviewQueuePage } from '../pages/review/ReviewQueuePage';
 import type { Role } from './session';
 
 export interface ConsoleRoute {
@@ -23,6 +25,10 @@ export const EVERYONE: readonly Role[] = ['FIRM_ADMIN', 'LEAD_REVIEWER', 'REVIEW
  */
 export const ROUTES: ConsoleRoute[] = [
   { path: '/', element: <HomePage />, title: 'Home', roles: EVERYONE },
+  // Reviewer (issue 16, part 5).
+  { path: '/review', element: <ReviewQueuePage />, title: 'Review queue', roles: EVERYONE },
+  { path: '/review/jobs/:id', element: <JobPage />, title: 'Review job', roles: EVERYONE, nav: false },
+  // Compliance, ledger and administration (console/src/pages/areas.tsx).
   ...GOVERNANCE_ROUTES,
   ...LEDGER_ROUTES,
   ...ADMIN_ROUTES,
