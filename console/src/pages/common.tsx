@@ -62,7 +62,8 @@ export const words = (value: string): string => {
     .replace(/([a-z])([A-Z])/g, '$1 $2')
     .replace(/[_-]+/g, ' ')
     .toLowerCase();
-  return lower.charAt(0).toUpperCase() + lower.slice(1);
+  const sentence = lower.charAt(0).toUpperCase() + lower.slice(1);
+  return sentence.replace(/\b(ai|api|sla|fca)\b/gi, (acronym) => acronym.toUpperCase());
 };
 
 /**
