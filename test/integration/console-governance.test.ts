@@ -124,6 +124,26 @@ describe('the Governance dashboard', () => {
       await context.close();
     }
   });
+
+  it('says in words when the dashboard cannot load, instead of a blank page', async () => {
+    const context = await newContext(browser);
+    // The dashboard's chunk fails to arrive (a network failure, or a deployment that replaced it).
+    await context.route(/GovernanceDashboard-[\w-]+\.js$/, (route) => route.abort());
+    const page = await context.newPage();
+    try {
+      await signIn(page, stack.baseUrl, seniorEmail, '/governance/dashboard');
+      await page.getByRole('heading', { level: 1, name: 'This page could not be shown' }).waitFor();
+      expect(await page.getByRole('alert').innerText()).toMatch(
+        /could not be reached.*the other pages still work/,
+      );
+      // The rest of the console still works.
+      await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Incidents' }).click();
+      await page.getByRole('heading', { level: 1, name: 'Incidents' }).waitFor();
+      await expectAccessible(page);
+    } finally {
+      await context.close();
+    }
+  });
 });
 
 describe('impact assessments in the console', () => {

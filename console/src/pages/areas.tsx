@@ -16,6 +16,7 @@ import { AssessmentsPage } from './governance/AssessmentsPage';
 import { IncidentDetailPage } from './governance/IncidentDetailPage';
 import { IncidentsPage } from './governance/IncidentsPage';
 import { ReportsPage } from './governance/ReportsPage';
+import { PageErrorBoundary } from './PageErrorBoundary';
 import { Loading } from '../app/ui';
 import { CertificatesPage } from './ledger/CertificatesPage';
 import { LedgerPage } from './ledger/LedgerPage';
@@ -33,10 +34,21 @@ const dashboard = (
 
 // The dashboard is /governance/dashboard, not /governance: a navigation link is current for every path under
 // its own, and /governance would mark it current on the incidents, assessments and reports pages too.
+/**
+ * Each page inside its own error boundary (keyed by its path, so another page does not inherit a failure): a failing
+ * page says so in words, the console stays up.
+ */
+function guarded(routes: ConsoleRoute[]): ConsoleRoute[] {
+  return routes.map((r) => ({
+    ...r,
+    element: <PageErrorBoundary key={r.path}>{r.element}</PageErrorBoundary>,
+  }));
+}
+
 const SENIORS: readonly Role[] = ['FIRM_ADMIN', 'LEAD_REVIEWER'];
 const ADMINS: readonly Role[] = ['FIRM_ADMIN'];
 
-export const GOVERNANCE_ROUTES: ConsoleRoute[] = [
+export const GOVERNANCE_ROUTES: ConsoleRoute[] = guarded([
   { path: '/governance/dashboard', element: dashboard, title: 'Governance', roles: SENIORS },
   { path: '/governance/incidents', element: <IncidentsPage />, title: 'Incidents', roles: SENIORS },
   {
@@ -60,9 +72,9 @@ export const GOVERNANCE_ROUTES: ConsoleRoute[] = [
     nav: false,
   },
   { path: '/governance/reports', element: <ReportsPage />, title: 'Reports log', roles: SENIORS },
-];
+]);
 
-export const LEDGER_ROUTES: ConsoleRoute[] = [
+export const LEDGER_ROUTES: ConsoleRoute[] = guarded([
   { path: '/ledger', element: <LedgerPage />, title: 'Ledger', roles: SENIORS },
   {
     path: '/ledger/records/:id',
@@ -78,9 +90,9 @@ export const LEDGER_ROUTES: ConsoleRoute[] = [
     roles: SENIORS,
     nav: false,
   },
-];
+]);
 
-export const ADMIN_ROUTES: ConsoleRoute[] = [
+export const ADMIN_ROUTES: ConsoleRoute[] = guarded([
   { path: '/admin/users', element: <UsersPage />, title: 'Users', roles: ADMINS },
   { path: '/admin/document-types', element: <DocumentTypesPage />, title: 'Document types', roles: ADMINS },
   { path: '/admin/api-keys', element: <ApiKeysPage />, title: 'API keys', roles: ADMINS },
@@ -93,4 +105,4 @@ export const ADMIN_ROUTES: ConsoleRoute[] = [
     nav: false,
   },
   { path: '/admin/settings', element: <SettingsPage />, title: 'Settings', roles: ADMINS },
-];
+]);
