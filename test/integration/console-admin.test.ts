@@ -7,15 +7,15 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
+import { ensureConsoleBuilt, launchBrowser, newContext, signIn, watchProblems } from '../support/console.js';
 import {
-  ensureConsoleBuilt,
-  launchBrowser,
-  newContext,
-  seriousAxeViolations,
-  signIn,
-  watchProblems,
-} from '../support/console.js';
+  expectAccessible,
+  nav,
+  until,
+  untilShown,
+  watchProblemsBut404OfCertificate,
+} from '../support/console-pages.js';
 import { api, createFirm, stack, type TestFirm } from './helpers.js';
 
 /** A webhook receiver on the loopback address (the embedded stack accepts http there): answers 204, keeps bodies. */
@@ -67,50 +67,6 @@ afterAll(async () => {
   await browser?.close();
   await receiver.stop();
 });
-
-async function expectAccessible(page: Page) {
-  expect(await seriousAxeViolations(page)).toEqual([]);
-}
-
-/**
- * watchProblems, less the one expected 404: a record without a certificate answers GET .../certificate with 404
- * (an answer the page shows as "No certificate for this record yet"), which Chromium logs as a failed resource.
- */
-function watchProblemsBut404OfCertificate(page: Page): string[] {
-  const problems: string[] = [];
-  page.on('console', (message) => {
-    const expected =
-      /\/v1\/ledger\/records\/[^/]+\/certificate$/.test(message.location().url) &&
-      message.text().includes('404');
-    if (message.type() === 'error' && !expected) problems.push(`console: ${message.text()}`);
-  });
-  page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
-  return problems;
-}
-
-/** Follows a link of the console's main navigation (a full page load would end the in-memory session). */
-async function nav(page: Page, name: string): Promise<void> {
-  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name, exact: true }).click();
-}
-
-/** Polls a condition on the page (waitForFunction would eval a string, which the console's CSP refuses). */
-async function until(condition: () => Promise<boolean>, what: string): Promise<void> {
-  const deadline = Date.now() + 30_000;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`Never happened: ${what}`);
-    await new Promise((wait) => setTimeout(wait, 100));
-  }
-}
-
-/** Clicks a reload control until `done` shows (a worker's progress is visible only by looking again). */
-async function untilShown(page: Page, refresh: () => Promise<void>, done: string): Promise<void> {
-  const deadline = Date.now() + 60_000;
-  while ((await page.locator(done).count()) === 0) {
-    if (Date.now() > deadline) throw new Error(`Never shown: ${done}`);
-    await page.waitForTimeout(500);
-    await refresh();
-  }
-}
 
 describe('webhooks in the console', () => {
   it('an administrator registers a webhook, sees its secret once, sees a delivery and redelivers it', async () => {

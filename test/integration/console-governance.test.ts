@@ -4,15 +4,14 @@
  * assessment, submits it and approves it; incidents are logged, moved and remediated; axe-core finds no serious
  * or critical violation on any of these pages, on a desktop and at 390 px.
  */
-import type { Browser, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
+import { ensureConsoleBuilt, launchBrowser, newContext, signIn, watchProblems } from '../support/console.js';
 import {
-  ensureConsoleBuilt,
-  launchBrowser,
-  newContext,
-  seriousAxeViolations,
-  signIn,
-  watchProblems,
-} from '../support/console.js';
+  expectAccessible,
+  tabTo,
+  until,
+  watchProblemsBut404OfCertificate,
+} from '../support/console-pages.js';
 import { many, seedJobs } from './governance-seed.js';
 import { api, createFirm, seedUser, stack, type TestFirm } from './helpers.js';
 
@@ -51,21 +50,6 @@ beforeAll(async () => {
 });
 
 afterAll(() => browser?.close());
-
-async function expectAccessible(page: Page) {
-  expect(await seriousAxeViolations(page)).toEqual([]);
-}
-
-/** Presses Tab until the focused element's text is `text` (keyboard-only use); fails after 100 presses. */
-async function tabTo(page: Page, text: string): Promise<void> {
-  for (let i = 0; i < 100; i++) {
-    await page.keyboard.press('Tab');
-    const focused = (await page.evaluate('document.activeElement && document.activeElement.textContent')) as
-      string | null;
-    if (focused?.trim() === text) return;
-  }
-  throw new Error(`Tab never reached "${text}"`);
-}
 
 const CHARTS = ['cd-outcomes', 'cd-sla', 'bias', 'drift', 'incidents'];
 
@@ -150,7 +134,7 @@ describe('impact assessments in the console', () => {
   it('a senior drafts one, submits it and approves it; the approval lands on the ledger', async () => {
     const context = await newContext(browser);
     const page = await context.newPage();
-    const problems = watchProblems(page);
+    const problems = watchProblemsBut404OfCertificate(page);
     try {
       await signIn(page, stack.baseUrl, seniorEmail, '/governance/assessments');
       await page.getByRole('heading', { level: 1, name: 'Impact assessments' }).waitFor();
@@ -194,7 +178,21 @@ describe('impact assessments in the console', () => {
       await page.getByRole('link', { name: 'Ledger record and approval certificate' }).click();
       await page.getByRole('heading', { level: 1, name: /^Ledger record #\d+$/ }).waitFor();
       await page.getByText('Impact assessment approved', { exact: true }).waitFor();
-      await page.getByRole('heading', { name: 'Certificate' }).waitFor();
+      // The certificate is generated after the approval: look again until its download appears, then fetch it.
+      const download = page.getByRole('link', { name: 'Download the certificate (PDF)' });
+      await until(async () => {
+        if ((await download.count()) > 0) return true;
+        const again = page.getByRole('button', { name: 'Check again' });
+        if ((await again.count()) > 0) await again.click();
+        return false;
+      }, 'the approval certificate');
+      const pdf = await fetch((await download.getAttribute('href'))!);
+      expect([pdf.status, pdf.headers.get('content-type')]).toEqual([200, 'application/pdf']);
+      expect(
+        Buffer.from(await pdf.arrayBuffer())
+          .subarray(0, 5)
+          .toString(),
+      ).toBe('%PDF-');
       await expectAccessible(page);
       expect(problems).toEqual([]);
     } finally {
