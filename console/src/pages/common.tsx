@@ -7,7 +7,10 @@ import { useCallback, useState, type DependencyList, type ReactNode } from 'reac
 import { dataOrThrow, describeError } from '../app/api';
 import { DataTable, type Column } from '../app/ui';
 import { useLoad, type Loaded } from '../app/use-load';
+import { hasNextPage, type PageInfo } from './format';
 import './pages.css';
+
+export { dateTime, day, hasNextPage, percent, words, type PageInfo } from './format';
 
 /** An openapi-fetch answer: data on success, the error envelope otherwise. */
 export interface Answer<T> {
@@ -47,24 +50,6 @@ export function useAction() {
   }, []);
   return { busy, error, run, clear: () => setError(null) };
 }
-
-export const percent = (fraction: number | null | undefined, digits = 1): string =>
-  fraction === null || fraction === undefined ? 'no data' : `${(fraction * 100).toFixed(digits)} %`;
-
-export const dateTime = (iso: string | null | undefined): string =>
-  iso ? new Date(iso).toISOString().replace('T', ' ').slice(0, 16) + ' UTC' : '—';
-
-export const day = (iso: string | null | undefined): string => (iso ? iso.slice(0, 10) : '—');
-
-/** A readable enum or field name: PENDING_SIGNOFF → Pending signoff, rejectionRate → Rejection rate. */
-export const words = (value: string): string => {
-  const lower = value
-    .replace(/([a-z])([A-Z])/g, '$1 $2')
-    .replace(/[_-]+/g, ' ')
-    .toLowerCase();
-  const sentence = lower.charAt(0).toUpperCase() + lower.slice(1);
-  return sentence.replace(/\b(ai|api|sla|fca)\b/gi, (acronym) => acronym.toUpperCase());
-};
 
 /**
  * A chart with its text alternative: the caption says what it shows, the summary gives the gist in words, and
@@ -130,17 +115,6 @@ export function SecretOnce(props: { label: string; value: string; hint: string }
   );
 }
 
-/**
- * The pagination of a paged list. `nextCursor` and a null `total` come with cursor paging (issue 14): a filtered
- * page may be short, even empty, and still have a next one; without a cursor, page numbers are followed.
- */
-export interface PageInfo {
-  page: number;
-  total: number | null;
-  totalPages: number | null;
-  nextCursor?: string | null;
-}
-
 /** Where a paged list is: the first page, or the cursor (or page number) of a later one, and the way back. */
 export function usePaging() {
   const [trail, setTrail] = useState<{ page: number; cursor?: string }[]>([{ page: 1 }]);
@@ -157,11 +131,6 @@ export function usePaging() {
         info.nextCursor ? { page: info.page + 1, cursor: info.nextCursor } : { page: info.page + 1 },
       ]),
   };
-}
-
-export function hasNextPage(info: PageInfo): boolean {
-  if (info.nextCursor !== undefined) return info.nextCursor !== null;
-  return info.totalPages !== null && info.page < info.totalPages;
 }
 
 /** Previous and next page of a paged list. */
