@@ -28,6 +28,12 @@ export default {
       globalSetup: '<rootDir>/test/integration/global-setup.ts',
       globalTeardown: '<rootDir>/test/integration/global-teardown.ts',
     },
-    { ...common, displayName: 'infra', testMatch: ['<rootDir>/test/infra/**/*.test.ts'] },
+    {
+      ...common,
+      displayName: 'infra',
+      testMatch: ['<rootDir>/test/infra/**/*.test.ts'],
+      // The stack deploys the built console (lib/console.ts): build it when stale, as npm test's pretest does.
+      globalSetup: '<rootDir>/test/infra/global-setup.ts',
+    },
   ],
 };

@@ -2,6 +2,7 @@ import { App } from 'aws-cdk-lib';
 import { FIRM_CLAIM, type OidcSettings } from '../lib/auth.js';
 import { GovernanceLedgerStack } from '../lib/stack.js';
 import { parseStage } from '../lib/stage.js';
+import { buildConsoleIfStale } from '../scripts/console-build.js';
 
 /**
  * The CDK app: one stack per stage.
@@ -56,6 +57,8 @@ function externalIssuer(): OidcSettings | undefined {
 }
 
 const stage = parseStage(context('stage') ?? 'dev');
+// The stack deploys the built web console (lib/console.ts): build it first when any of its sources changed.
+buildConsoleIfStale();
 
 new GovernanceLedgerStack(app, `GovernanceLedger-${stage}`, {
   stage,

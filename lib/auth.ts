@@ -1,4 +1,4 @@
-import { Duration, Stack } from 'aws-cdk-lib';
+import { Duration, Fn, Lazy, Stack } from 'aws-cdk-lib';
 import {
   AccountRecovery,
   ClientAttributes,
@@ -41,6 +41,8 @@ export class Auth extends Construct {
   readonly oidc: OidcSettings;
   readonly userPool?: UserPool;
   readonly client?: UserPoolClient;
+  /** App clients whose ID tokens the API accepts (their ids are the tokens' `aud`). */
+  private readonly audiences: string[] = [];
 
   constructor(scope: Construct, id: string, props: AuthProps) {
     super(scope, id);
@@ -93,14 +95,24 @@ export class Auth extends Construct {
       writeAttributes: new ClientAttributes().withStandardAttributes({ email: true, fullname: true }),
     });
     const issuer = `https://cognito-idp.${Stack.of(this).region}.amazonaws.com/${this.userPool.userPoolId}`;
+    this.audiences.push(this.client.userPoolClientId);
     this.oidc = {
       issuer,
       // Cognito ID tokens carry the app client id as `aud` (access tokens do not have `aud`), along with
-      // the e-mail and custom attributes the service reads: clients send the ID token.
-      audience: this.client.userPoolClientId,
+      // the e-mail and custom attributes the service reads: clients send the ID token. Several clients (the
+      // API's, the web console's) make a comma-separated list, resolved once every client is known.
+      audience: Lazy.string({
+        produce: () => (this.audiences.length === 1 ? this.audiences[0]! : Fn.join(',', this.audiences)),
+      }),
       jwksUrl: `${issuer}/.well-known/jwks.json`,
       firmClaim: FIRM_CLAIM,
     };
+  }
+
+  /** The API also accepts ID tokens issued to this app client of the pool (the web console's, lib/console.ts). */
+  acceptAudience(clientId: string): void {
+    if (!this.userPool) throw new Error("Only the stack's own user pool has app clients to accept");
+    this.audiences.push(clientId);
   }
 
   /** A function that accepts users' bearer tokens learns whom to trust. */

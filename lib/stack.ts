@@ -6,6 +6,7 @@ import type { RouteDef } from '../shared/routes/route.js';
 import { WORKERS, type WorkerDef } from '../shared/workers/table.js';
 import { Api } from './api.js';
 import { Auth, type OidcSettings } from './auth.js';
+import { Console } from './console.js';
 import { Data } from './data.js';
 import { LedgerSigning } from './ledger.js';
 import { Monitoring } from './monitoring.js';
@@ -45,6 +46,8 @@ export class GovernanceLedgerStack extends Stack {
   readonly workers: Workers;
   readonly api: Api;
   readonly monitoring: Monitoring;
+  /** The web console (CloudFront + S3, Cognito hosted UI); absent with an external OIDC issuer. */
+  readonly console?: Console;
 
   constructor(scope: Construct, id: string, props: GovernanceLedgerStackProps) {
     const {
@@ -79,6 +82,13 @@ export class GovernanceLedgerStack extends Stack {
       retiredSigningKeys,
     });
     this.auth = new Auth(this, 'Auth', { stage, external: oidc });
+    // Before any function binds the verifier: the console's app client joins the accepted audiences.
+    if (!oidc)
+      this.console = new Console(this, 'Console', {
+        stage,
+        auth: this.auth,
+        documents: this.data.immutableBucket,
+      });
     this.queues = new WorkQueues(this, 'Queues', { workers });
     const resources = { data: this.data, signing: this.signing, queues: this.queues, auth: this.auth };
     this.workers = new Workers(this, 'Workers', { stage, workers, resources });
@@ -89,6 +99,7 @@ export class GovernanceLedgerStack extends Stack {
           .get(worker.name)!
           .addEnvironment(ENV.publicBaseUrl, publicBaseUrl ?? this.api.url);
     }
+    this.console?.deploy({ apiUrl: publicBaseUrl ?? this.api.url, httpApi: this.api.httpApi });
     this.monitoring = new Monitoring(this, 'Monitoring', {
       stage,
       httpApi: this.api.httpApi,

@@ -73,7 +73,8 @@ async function authenticateBearer(
   try {
     ({ payload: claims } = await jwtVerify(match[1], jwks(oidc.jwksUrl), {
       issuer: oidc.issuer,
-      audience: oidc.audience,
+      // One audience, or several separated by commas (the API's and the web console's app clients).
+      audience: oidc.audience.split(',').map((audience) => audience.trim()),
       algorithms: ['RS256', 'ES256'],
       clockTolerance: 30,
       requiredClaims: ['sub', 'exp'],

@@ -1,4 +1,4 @@
-import type { Template } from 'aws-cdk-lib/assertions';
+import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { ROUTES } from '../../shared/routes.js';
 import { ENV } from '../../shared/runtime/config.js';
 import { synth } from './synth.js';
@@ -6,6 +6,14 @@ import { lambdaFunction, onlyResource, routeFunctionId } from './template-graph.
 
 const authenticated = ROUTES.find((route) => route.auth.kind !== 'public')!;
 const authenticatedKey = `${authenticated.method} ${authenticated.path}`;
+
+/** The API's SRP client (no OAuth flows) and the web console's code-flow client. */
+const apiClient = (template: Template) =>
+  onlyResource(template, 'AWS::Cognito::UserPoolClient', {
+    ExplicitAuthFlows: Match.arrayWith(['ALLOW_USER_SRP_AUTH']),
+  });
+const consoleClient = (template: Template) =>
+  onlyResource(template, 'AWS::Cognito::UserPoolClient', { AllowedOAuthFlows: ['code'] });
 
 describe('Cognito user pool (default issuer)', () => {
   let template: Template;
@@ -25,7 +33,7 @@ describe('Cognito user pool (default issuer)', () => {
   });
 
   it('has a public SRP client that cannot write the firm attribute', () => {
-    const [, client] = onlyResource(template, 'AWS::Cognito::UserPoolClient');
+    const [, client] = apiClient(template);
     expect(client.Properties.GenerateSecret).toBe(false);
     expect(client.Properties.ExplicitAuthFlows).toContain('ALLOW_USER_SRP_AUTH');
     expect(client.Properties.AllowedOAuthFlows).toBeUndefined();
@@ -34,13 +42,15 @@ describe('Cognito user pool (default issuer)', () => {
 
   it('tells authenticated functions to trust the pool', () => {
     const [poolId] = onlyResource(template, 'AWS::Cognito::UserPool');
-    const [clientId] = onlyResource(template, 'AWS::Cognito::UserPoolClient');
+    const [clientId] = apiClient(template);
+    const [consoleClientId] = consoleClient(template);
     const issuer = { 'Fn::Join': ['', ['https://cognito-idp.eu-west-2.amazonaws.com/', { Ref: poolId }]] };
     const variables = lambdaFunction(template, routeFunctionId(template, authenticatedKey)).Properties
       .Environment.Variables;
     expect(variables).toMatchObject({
       [ENV.oidcIssuer]: issuer,
-      [ENV.oidcAudience]: { Ref: clientId },
+      // The API's client and the web console's (lib/console.ts): either's ID tokens are accepted.
+      [ENV.oidcAudience]: { 'Fn::Join': [',', [{ Ref: clientId }, { Ref: consoleClientId }]] },
       [ENV.oidcJwksUrl]: {
         'Fn::Join': [
           '',

@@ -118,7 +118,8 @@ describe('buckets', () => {
 
   it('blocks public access, encrypts and requires TLS on every bucket, and keeps them all', () => {
     const buckets = resources(template, 'AWS::S3::Bucket');
-    expect(Object.keys(buckets)).toHaveLength(3);
+    // Immutable, uploads, certificates, and the web console's site (lib/console.ts).
+    expect(Object.keys(buckets)).toHaveLength(4);
     for (const [id, bucket] of Object.entries(buckets)) {
       expect(bucket.DeletionPolicy).toBe('Retain');
       expect(bucket.Properties).toMatchObject({
@@ -148,9 +149,9 @@ describe('buckets', () => {
   });
 
   it('expires uploads after a day and versions certificates', () => {
-    const others = Object.values(resources(template, 'AWS::S3::Bucket')).filter(
-      (b) => b.Properties.ObjectLockEnabled !== true,
-    );
+    const others = Object.entries(resources(template, 'AWS::S3::Bucket'))
+      .filter(([id, b]) => b.Properties.ObjectLockEnabled !== true && !id.startsWith('ConsoleSite'))
+      .map(([, b]) => b);
     const uploads = others.filter((b) => b.Properties.LifecycleConfiguration);
     expect(uploads).toHaveLength(1);
     expect(uploads[0]!.Properties.LifecycleConfiguration.Rules).toContainEqual(

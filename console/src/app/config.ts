@@ -25,5 +25,7 @@ export interface ConsoleConfig {
 export async function loadConfig(): Promise<ConsoleConfig> {
   const response = await fetch(`${import.meta.env.BASE_URL}config.json`, { cache: 'no-store' });
   if (!response.ok) throw new Error(`The console's settings could not be loaded (HTTP ${response.status})`);
-  return (await response.json()) as ConsoleConfig;
+  const config = (await response.json()) as ConsoleConfig;
+  // The API's stage URL ends with a slash in AWS; paths are appended to it.
+  return { ...config, apiBaseUrl: config.apiBaseUrl.replace(/\/+$/, '') };
 }
