@@ -30,6 +30,8 @@ const ROOT = resolve(import.meta.dirname, '..');
 const OUT = join(ROOT, 'docs/console-screenshots');
 const dataDir = resolve(process.env.DATA_DIR ?? join(ROOT, '.data'));
 const DAY = 86_400_000;
+// The local issuer signs in by e-mail alone, so each run's demo users get addresses no other firm has.
+const RUN = Date.now().toString(36).slice(-4);
 
 function ledgerctl(args: string[]): Promise<unknown> {
   const child = spawn(join(ROOT, 'node_modules/.bin/tsx'), ['bin/ledgerctl.ts', ...args], {
@@ -155,7 +157,7 @@ async function main() {
     '--admin-name',
     'Alex Admin',
     '--admin-email',
-    `alex.admin+${Date.now().toString(36)}@harbour.example`,
+    `alex.admin.${RUN}@harbour.example`,
   ])) as { firm: { id: string }; admin: { email: string }; apiKey: string };
   const firmId = created.firm.id;
   const adminEmail = created.admin.email;
@@ -175,7 +177,7 @@ async function main() {
     await admin.POST('/v1/firm/me/users', {
       body: {
         name: 'Sam Senior',
-        email: 'sam.senior@harbour.example',
+        email: `sam.senior.${RUN}@harbour.example`,
         fcaRef: 'SAM12345',
         role: 'LEAD_REVIEWER',
       },
@@ -186,7 +188,7 @@ async function main() {
     await admin.POST('/v1/firm/me/users', {
       body: {
         name: 'Riley Reviewer',
-        email: 'riley.reviewer@harbour.example',
+        email: `riley.reviewer.${RUN}@harbour.example`,
         fcaRef: 'RIL12345',
         qualifications: ['DIP_PFS'],
         specialistVulnerability: true,
@@ -267,7 +269,7 @@ async function main() {
 
   // A job for the reviewer pages: Riley signs in once (linking the account), becomes available, and a suitability
   // report is uploaded and submitted; routing gives it to an available reviewer.
-  const rileyEmail = 'riley.reviewer@harbour.example';
+  const rileyEmail = `riley.reviewer.${RUN}@harbour.example`;
   const riley = createLedgerClient({
     baseUrl,
     token: ((await ledgerctl(['token', '--firm', firmId, '--email', rileyEmail])) as { token: string }).token,

@@ -10,7 +10,7 @@ import { useLoad, type Loaded } from '../app/use-load';
 import { hasNextPage, type PageInfo } from './format';
 import './pages.css';
 
-export { dateTime, day, hasNextPage, percent, words, type PageInfo } from './format';
+export { actorName, dateTime, day, hasNextPage, percent, words, type PageInfo } from './format';
 
 /** An openapi-fetch answer: data on success, the error envelope otherwise. */
 export interface Answer<T> {

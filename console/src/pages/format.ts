@@ -21,6 +21,10 @@ export const words = (value: string): string => {
   return sentence.replace(/\b(ai|api|sla|fca)\b/gi, (acronym) => acronym.toUpperCase());
 };
 
+/** Who acted, in words: a user by name, an API key as such (`API key "Case system"`). */
+export const actorName = (actor: { type: 'USER' | 'API_KEY'; name: string } | null | undefined): string =>
+  !actor ? 'unknown' : actor.type === 'API_KEY' ? `API key "${actor.name}"` : actor.name;
+
 /**
  * The pagination of a paged list. `nextCursor` and a null `total` come with cursor paging (issue 14): a filtered
  * page may be short, even empty, and still have a next one; without a cursor, page numbers are followed.

@@ -1,4 +1,4 @@
-import { dateTime, day, hasNextPage, percent, words } from '../../../console/src/pages/format.js';
+import { actorName, dateTime, day, hasNextPage, percent, words } from '../../../console/src/pages/format.js';
 
 describe('the console pages’ words for values', () => {
   it.each([
@@ -27,6 +27,14 @@ describe('the console pages’ words for values', () => {
     expect(dateTime(null)).toBe('—');
     expect(day('2026-03-31T23:59:59.999Z')).toBe('2026-03-31');
     expect(day(undefined)).toBe('—');
+  });
+});
+
+describe('who acted', () => {
+  it('names a user, says an API key is one, and admits not knowing', () => {
+    expect(actorName({ type: 'USER', name: 'Sam Senior' })).toBe('Sam Senior');
+    expect(actorName({ type: 'API_KEY', name: 'default' })).toBe('API key "default"');
+    expect(actorName(null)).toBe('unknown');
   });
 });
 

@@ -9,7 +9,7 @@ import type { components } from '../../../../clients/typescript/index';
 import { useApi } from '../../app/api';
 import { useSession } from '../../app/session';
 import { ErrorMessage, Loading, Page } from '../../app/ui';
-import { dateTime, useAction, useApiLoad, words } from '../common';
+import { actorName, dateTime, useAction, useApiLoad, words } from '../common';
 
 type Assessment = components['schemas']['ImpactAssessment'];
 type Outcomes = Assessment['outcomes'];
@@ -82,12 +82,12 @@ function AssessmentView({ assessment, onChange }: { assessment: Assessment; onCh
         <dt>Created</dt>
         <dd>
           {dateTime(assessment.createdAt)}
-          {assessment.createdBy ? ` by ${assessment.createdBy.name}` : ''}
+          {assessment.createdBy ? ` by ${actorName(assessment.createdBy)}` : ''}
         </dd>
         <dt>Signed off</dt>
         <dd>
           {assessment.signedOffAt
-            ? `${dateTime(assessment.signedOffAt)} by ${assessment.signedOffBy?.name ?? 'unknown'}`
+            ? `${dateTime(assessment.signedOffAt)} by ${actorName(assessment.signedOffBy)}`
             : 'Not yet'}
         </dd>
         {assessment.ledgerRecordId && (
@@ -154,7 +154,7 @@ function OutcomesView({ assessment }: { assessment: Assessment }) {
     <section aria-labelledby="outcomes-title">
       <h2 id="outcomes-title">Assessment</h2>
       <p className="prose">{assessment.description}</p>
-      <dl className="facts">
+      <dl className="outcomes">
         {AREAS.map((area) => (
           <div key={area.key}>
             <dt>{area.label}</dt>

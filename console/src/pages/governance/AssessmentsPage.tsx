@@ -4,7 +4,7 @@ import { Link, useNavigate } from 'react-router-dom';
 import type { components } from '../../../../clients/typescript/index';
 import { useApi } from '../../app/api';
 import { DataTable, ErrorMessage, Loading, Page } from '../../app/ui';
-import { dateTime, useAction, useApiLoad, words } from '../common';
+import { actorName, dateTime, useAction, useApiLoad, words } from '../common';
 
 type Assessment = components['schemas']['ImpactAssessment'];
 
@@ -38,7 +38,7 @@ export function AssessmentsPage() {
               },
               { header: 'Status', cell: (a) => words(a.status) },
               { header: 'Updated', cell: (a) => dateTime(a.updatedAt) },
-              { header: 'Signed off', cell: (a) => (a.signedOffBy ? a.signedOffBy.name : '—') },
+              { header: 'Signed off', cell: (a) => (a.signedOffBy ? actorName(a.signedOffBy) : '—') },
             ]}
           />
         )}

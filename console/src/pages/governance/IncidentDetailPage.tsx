@@ -8,7 +8,7 @@ import { Link, useParams } from 'react-router-dom';
 import type { components } from '../../../../clients/typescript/index';
 import { useApi } from '../../app/api';
 import { DataTable, ErrorMessage, Loading, Page } from '../../app/ui';
-import { dateTime, useAction, useApiLoad, words } from '../common';
+import { actorName, dateTime, useAction, useApiLoad, words } from '../common';
 
 type Incident = components['schemas']['Incident'];
 type Status = Incident['status'];
@@ -87,7 +87,7 @@ function IncidentView({ incident, onChange }: { incident: Incident; onChange: ()
         <dt>Reported</dt>
         <dd>
           {dateTime(incident.reportedAt)}
-          {incident.reportedBy ? ` by ${incident.reportedBy.name}` : ''}
+          {incident.reportedBy ? ` by ${actorName(incident.reportedBy)}` : ''}
         </dd>
         <dt>Resolved</dt>
         <dd>{dateTime(incident.resolvedAt)}</dd>

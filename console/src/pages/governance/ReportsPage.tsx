@@ -3,7 +3,7 @@ import { useState, type FormEvent } from 'react';
 import type { components } from '../../../../clients/typescript/index';
 import { useApi } from '../../app/api';
 import { DataTable, ErrorMessage, Loading, Page } from '../../app/ui';
-import { dateTime, day, useAction, useApiLoad, words } from '../common';
+import { actorName, dateTime, day, useAction, useApiLoad, words } from '../common';
 
 type Entry = components['schemas']['ReportLogEntry'];
 type ReportType = Entry['type'];
@@ -62,7 +62,7 @@ export function ReportsPage() {
               { header: 'Type', cell: (e) => words(e.type) },
               { header: 'Period', cell: (e) => `${day(e.periodFrom)} to ${day(e.periodTo)}` },
               { header: 'Generated', cell: (e) => dateTime(e.generatedAt) },
-              { header: 'By', cell: (e) => e.generatedByUser?.name ?? '—' },
+              { header: 'By', cell: (e) => (e.generatedByUser ? actorName(e.generatedByUser) : '—') },
             ]}
           />
         )}
