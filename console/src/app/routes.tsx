@@ -1,4 +1,5 @@
 import type { ReactNode } from 'react';
+import { ADMIN_ROUTES, GOVERNANCE_ROUTES, LEDGER_ROUTES } from '../pages/areas';
 import { HomePage } from '../pages/HomePage';
 import { JobPage } from '../pages/review/JobPage';
 import { ReviewQueuePage } from '../pages/review/ReviewQueuePage';
@@ -27,4 +28,8 @@ export const ROUTES: ConsoleRoute[] = [
   // Reviewer (issue 16, part 5).
   { path: '/review', element: <ReviewQueuePage />, title: 'Review queue', roles: EVERYONE },
   { path: '/review/jobs/:id', element: <JobPage />, title: 'Review job', roles: EVERYONE, nav: false },
+  // Compliance, ledger and administration (console/src/pages/areas.tsx).
+  ...GOVERNANCE_ROUTES,
+  ...LEDGER_ROUTES,
+  ...ADMIN_ROUTES,
 ];

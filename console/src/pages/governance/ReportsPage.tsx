@@ -1,0 +1,122 @@
+/** The reports log: which governance reports were generated, for which period and by whom; filter and record one. */
+import { useState, type FormEvent } from 'react';
+import type { components } from '../../../../clients/typescript/index';
+import { useApi } from '../../app/api';
+import { DataTable, ErrorMessage, Loading, Page } from '../../app/ui';
+import { actorName, dateTime, day, useAction, useApiLoad, words } from '../common';
+
+type Entry = components['schemas']['ReportLogEntry'];
+type ReportType = Entry['type'];
+const TYPES: ReportType[] = [
+  'CONSUMER_DUTY',
+  'CONSUMER_DUTY_BOARD',
+  'BIAS',
+  'VULNERABILITY',
+  'MODEL_REGISTRY',
+  'MODEL_DRIFT',
+  'INCIDENTS',
+  'IMPACT_ASSESSMENTS',
+  'EXPLAINABILITY',
+  'LEDGER_INTEGRITY',
+];
+
+export function ReportsPage() {
+  const api = useApi();
+  const [type, setType] = useState<ReportType | ''>('');
+  const log = useApiLoad(
+    () => api.GET('/v1/reports', { params: { query: type ? { type } : {} } }),
+    [api, type],
+  );
+  return (
+    <Page title="Reports log">
+      <RecordReport onRecorded={log.reload} />
+      <section aria-labelledby="report-log-title">
+        <h2 id="report-log-title">Generated reports</h2>
+        <div className="toolbar">
+          <label htmlFor="report-filter">Show</label>
+          <select
+            id="report-filter"
+            value={type}
+            onChange={(e) => setType(e.target.value as ReportType | '')}
+          >
+            <option value="">All types</option>
+            {TYPES.map((t) => (
+              <option key={t} value={t}>
+                {words(t)}
+              </option>
+            ))}
+          </select>
+        </div>
+        {log.loading ? (
+          <Loading label="Loading the reports log" />
+        ) : log.error || !log.data ? (
+          <ErrorMessage error={log.error} />
+        ) : log.data.length === 0 ? (
+          <p>No report recorded{type ? ' of this type' : ''}.</p>
+        ) : (
+          <DataTable<Entry>
+            caption="Generated reports"
+            rowKey={(row) => row.id}
+            rows={log.data}
+            columns={[
+              { header: 'Type', cell: (e) => words(e.type) },
+              { header: 'Period', cell: (e) => `${day(e.periodFrom)} to ${day(e.periodTo)}` },
+              { header: 'Generated', cell: (e) => dateTime(e.generatedAt) },
+              { header: 'By', cell: (e) => (e.generatedByUser ? actorName(e.generatedByUser) : '—') },
+            ]}
+          />
+        )}
+      </section>
+    </Page>
+  );
+}
+
+function RecordReport({ onRecorded }: { onRecorded: () => void }) {
+  const api = useApi();
+  const action = useAction();
+  const [type, setType] = useState<ReportType>('CONSUMER_DUTY');
+  const [periodFrom, setFrom] = useState('');
+  const [periodTo, setTo] = useState('');
+  const [done, setDone] = useState(false);
+
+  async function submit(event: FormEvent) {
+    event.preventDefault();
+    setDone(false);
+    const entry = await action.run(() => api.POST('/v1/reports', { body: { type, periodFrom, periodTo } }));
+    if (entry) {
+      setDone(true);
+      onRecorded();
+    }
+  }
+
+  return (
+    <details className="panel">
+      <summary>Record a generated report</summary>
+      <form onSubmit={submit} className="form">
+        <label htmlFor="report-type">Report type</label>
+        <select id="report-type" value={type} onChange={(e) => setType(e.target.value as ReportType)}>
+          {TYPES.map((t) => (
+            <option key={t} value={t}>
+              {words(t)}
+            </option>
+          ))}
+        </select>
+        <label htmlFor="report-from">Period from</label>
+        <input
+          id="report-from"
+          type="date"
+          required
+          value={periodFrom}
+          onChange={(e) => setFrom(e.target.value)}
+        />
+        <label htmlFor="report-to">Period to</label>
+        <input id="report-to" type="date" required value={periodTo} onChange={(e) => setTo(e.target.value)} />
+        <ErrorMessage error={action.error} />
+        <button type="submit" disabled={action.busy}>
+          {action.busy ? 'Recording…' : 'Record report'}
+        </button>
+        {done && <p role="status">Recorded.</p>}
+      </form>
+    </details>
+  );
+}
