@@ -71,7 +71,7 @@ async function unfilteredPage(
     if (Object.keys(start.startKey ?? {}).length !== 1 || !Number.isSafeInteger(after) || after < 1)
       throw new ValidationError('Invalid cursor', [
         {
-          path: 'cursor',
+          path: 'query.cursor',
           message: 'The cursor does not point into this list: use nextCursor as it was returned',
         },
       ]);

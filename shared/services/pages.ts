@@ -53,7 +53,7 @@ export function listStart(scope: CursorScope, request: PageRequest): ListStart &
   if (skip > MAX_PAGE_OFFSET)
     throw new ValidationError('Page too deep', [
       {
-        path: 'page',
+        path: 'query.page',
         message: `A page number may skip at most ${MAX_PAGE_OFFSET} items: follow pagination.nextCursor (query parameter cursor) for deeper pages`,
       },
     ]);

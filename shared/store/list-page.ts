@@ -74,7 +74,7 @@ function keyOf(query: ListQuery, item: Record<string, unknown>): CursorKey {
 const outside = () =>
   new ValidationError('Invalid cursor', [
     {
-      path: 'cursor',
+      path: 'query.cursor',
       message: 'The cursor does not point into this list: use nextCursor as it was returned',
     },
   ]);

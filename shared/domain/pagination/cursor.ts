@@ -75,7 +75,8 @@ export function encodeCursor(scope: CursorScope, position: CursorPosition): stri
   return Buffer.from(JSON.stringify({ ...body, c: checkOf(body) })).toString('base64url');
 }
 
-const invalid = (message: string) => new ValidationError('Invalid cursor', [{ path: 'cursor', message }]);
+const invalid = (message: string) =>
+  new ValidationError('Invalid cursor', [{ path: 'query.cursor', message }]);
 
 /**
  * The position a cursor carries, after checking it was issued for this firm and this query; a

@@ -42,7 +42,9 @@ describe('list cursor', () => {
     const error = cursorError(() =>
       decodeCursor({ ...scope, firmId: 'firm-b' }, encodeCursor(scope, position)),
     );
-    expect(error.details).toEqual([{ path: 'cursor', message: 'The cursor was issued to another firm' }]);
+    expect(error.details).toEqual([
+      { path: 'query.cursor', message: 'The cursor was issued to another firm' },
+    ]);
   });
 
   it.each([
@@ -53,7 +55,7 @@ describe('list cursor', () => {
   ])('refuses a cursor of another query: %s', (_name, change) => {
     const other = { ...scope, query: { ...scope.query, ...change } };
     const error = cursorError(() => decodeCursor(other, encodeCursor(scope, position)));
-    expect(error.details?.[0]?.path).toBe('cursor');
+    expect(error.details?.[0]?.path).toBe('query.cursor');
     expect(error.details?.[0]?.message).toMatch(/another query/);
   });
 
@@ -66,7 +68,7 @@ describe('list cursor', () => {
     const flipped = cursor.slice(0, 10) + (cursor[10] === 'A' ? 'B' : 'A') + cursor.slice(11);
     for (const bad of [moved, flipped, cursor.slice(0, -3), 'not a cursor!', '', 'e30', 'x'.repeat(3000)]) {
       const error = cursorError(() => decodeCursor(scope, bad));
-      expect(error.details?.[0]?.path).toBe('cursor');
+      expect(error.details?.[0]?.path).toBe('query.cursor');
     }
   });
 });
