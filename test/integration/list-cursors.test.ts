@@ -161,6 +161,46 @@ describe('GET /v1/ledger/certificates (plain array, Link rel="next")', () => {
   });
 });
 
+describe('GET /v1/incidents (plain array, Link rel="next")', () => {
+  beforeAll(async () => {
+    for (let i = 0; i < 3; i++) {
+      const created = await api('POST', '/v1/incidents', {
+        key: firm.key,
+        body: { title: `Incident ${i}`, description: 'd', severity: 'LOW', category: 'OPERATIONAL' },
+      });
+      expect(created.status).toBe(201);
+      const remediation = await api('POST', `/v1/incidents/${created.body.id}/remediations`, {
+        key: firm.key,
+        body: { description: `Fix ${i}` },
+      });
+      expect(remediation.status).toBe(201);
+    }
+  });
+
+  it('walks the incidents by Link, newest first, each with its remediations, as one large answer has them', async () => {
+    const whole = await api('GET', '/v1/incidents', { key: firm.key });
+    expect(whole.headers.get('link')).toBeNull();
+    expect(whole.body).toHaveLength(3);
+    expect(whole.body.map((i: { remediations: unknown[] }) => i.remediations.length)).toEqual([1, 1, 1]);
+    const walked: { id: string; remediations: unknown[] }[] = [];
+    let path: string | null = '/v1/incidents?limit=1';
+    while (path !== null) {
+      const response: { status: number; body: { id: string; remediations: unknown[] }[]; headers: Headers } =
+        await api('GET', path, { key: firm.key });
+      expect(response.status).toBe(200);
+      walked.push(...response.body);
+      expect(walked.length).toBeLessThan(10);
+      path = nextLink(response.headers);
+    }
+    expect(walked).toEqual(whole.body);
+    expect((await api('GET', '/v1/incidents?limit=201', { key: firm.key })).status).toBe(400);
+  });
+
+  it('refuses a cursor of another firm, another query or altered', async () => {
+    await expectCursorBound(firm, other, '/v1/incidents?limit=1', 'limit=2');
+  });
+});
+
 describe('GET /v1/firm/me/webhooks/{id}/deliveries (paged, cursor)', () => {
   let webhookId: string;
   const statuses: DeliveryStatus[] = [
