@@ -8248,8 +8248,6 @@ export interface operations {
                 page?: number;
                 /** @description Items per page, 1 to 100 */
                 pageSize?: number;
-                /** @description pagination.nextCursor (or the Link rel="next" cursor) of the previous page, as returned; when given, page is ignored. Page numbers skip at most 1,000 items: use the cursor for deeper pages */
-                cursor?: string;
             };
             header?: never;
             path?: never;
@@ -8329,8 +8327,6 @@ export interface operations {
                 page?: number;
                 /** @description Items per page, 1 to 100 */
                 pageSize?: number;
-                /** @description pagination.nextCursor (or the Link rel="next" cursor) of the previous page, as returned; when given, page is ignored. Page numbers skip at most 1,000 items: use the cursor for deeper pages */
-                cursor?: string;
             };
             header?: never;
             path?: never;
