@@ -1,4 +1,5 @@
 import { actorOf, type Principal } from '../domain/auth/principal.js';
+import { encodeCursor } from '../domain/pagination/cursor.js';
 import { actorSummary, userIdOf } from '../domain/governance/actors.js';
 import {
   canMoveIncident,
@@ -34,7 +35,6 @@ import { getJob } from '../store/review-job-store.js';
 import { writeConditionally } from '../store/conditional-write.js';
 import { LOST_RACE, retryOnLostRace } from '../store/lost-race.js';
 import { versionedUpdateItem } from '../store/versioned-writes.js';
-import { encodeCursor } from '../domain/pagination/cursor.js';
 import { listStart, type ArraySlice } from './pages.js';
 
 const ATTEMPTS = 5;
