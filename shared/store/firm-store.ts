@@ -1,7 +1,7 @@
 import type { Plan } from '../domain/firm/plans.js';
 import type { FirmSettings } from '../domain/firm/settings.js';
 import type { Deps } from '../runtime/deps.js';
-import { countAll, send, withoutKeys } from './dynamo.js';
+import { send, withoutKeys } from './dynamo.js';
 import { keys } from './keys.js';
 import { writeConditionally, type TransactItem } from './conditional-write.js';
 
@@ -63,11 +63,23 @@ export async function updateSettings(
   return outcome.status === 'committed';
 }
 
-/** Number of items in the firm's partition whose sort key starts with `prefix`. */
-export async function countItems(deps: Deps, table: string, firmId: string, prefix: string): Promise<number> {
-  return countAll(deps.db, {
-    TableName: table,
-    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-    ExpressionAttributeValues: { ':pk': keys.firmPk(firmId), ':prefix': prefix },
-  });
+/**
+ * Every firm's id, sorted. A Scan of the main table filtered on the firm items: O(table), for operator
+ * backfills only (`ledgerctl backfill counters` without --firm), never for a request.
+ */
+export async function scanFirmIds(deps: Deps): Promise<string[]> {
+  const ids: string[] = [];
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await send(deps.db, 'Scan', {
+      TableName: deps.tables.main,
+      FilterExpression: 'sk = :firm AND begins_with(pk, :prefix)',
+      ExpressionAttributeValues: { ':firm': 'FIRM', ':prefix': 'FIRM#' },
+      ProjectionExpression: 'pk',
+      ExclusiveStartKey: startKey,
+    });
+    for (const item of page.Items ?? []) ids.push(String(item.pk).slice('FIRM#'.length));
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
+  return ids.sort();
 }
