@@ -10,6 +10,8 @@
  *   ledgerctl signing-key rotate [--lead-seconds S]
  *   ledgerctl signing-key revoke --key FINGERPRINT --from TIME [--lead-seconds S]
  *     (AWS: also --immutable-bucket NAME; the new key is the stage's next CDK-made KMS key, docs/deploy.md)
+ *   ledgerctl backfill indexes [--firm F] [--position P] [--max-items N]
+ *     (issue 14: list-index attributes on items written before the indexes; resumable from the printed `next`)
  *
  * Target: the local stack found through DATA_DIR (default .data; `npm start` must be running), or AWS with
  * --stage STAGE and the usual AWS credentials and region.
@@ -38,6 +40,12 @@ import { backfillCounters } from '../shared/services/counters-backfill.js';
 import { onboardFirm } from '../shared/services/onboarding.js';
 import { createDocumentClient } from '../shared/store/dynamo.js';
 import { getFirm } from '../shared/store/firm-store.js';
+import {
+  backfillIndexes,
+  decodePosition,
+  encodePosition,
+  type BackfillPosition,
+} from '../shared/store/index-backfill.js';
 import { getUserByEmail } from '../shared/store/user-store.js';
 import { tableName } from '../shared/store/tables.js';
 import { KMSClient } from '@aws-sdk/client-kms';
@@ -63,6 +71,7 @@ const USAGE = `usage:
   ledgerctl signing-key show
   ledgerctl signing-key rotate [--lead-seconds SECONDS]
   ledgerctl signing-key revoke --key FINGERPRINT --from ISO_TIME [--lead-seconds SECONDS]
+  ledgerctl backfill indexes [--firm FIRM_ID] [--position NEXT] [--max-items N]
 options: --stage STAGE (AWS; default: the local stack in DATA_DIR); with --stage, signing-key rotate and
   revoke also need --immutable-bucket NAME (the stack's ImmutableBucketName output)`;
 
@@ -84,6 +93,8 @@ const { values, positionals } = parseArgs({
     'lead-seconds': { type: 'string' },
     'immutable-bucket': { type: 'string' },
     after: { type: 'string' },
+    position: { type: 'string' },
+    'max-items': { type: 'string' },
   },
 });
 
@@ -201,6 +212,23 @@ async function stageKeyDeps(): Promise<Deps> {
   return deps();
 }
 
+/** `backfill indexes`: one run (all of it, or --max-items), printing where the next run continues. */
+async function backfill(d: Deps) {
+  const maxItems = values['max-items'] === undefined ? undefined : Number(values['max-items']);
+  if (maxItems !== undefined && (!Number.isInteger(maxItems) || maxItems < 1))
+    throw new UsageError('--max-items must be a positive integer');
+  let from: BackfillPosition | undefined;
+  if (values.position !== undefined) {
+    try {
+      from = decodePosition(values.position);
+    } catch {
+      throw new UsageError('--position must be the `next` a previous run printed');
+    }
+  }
+  const result = await backfillIndexes(d, { firmId: values.firm, from, maxItems });
+  return { ...result, next: result.next ? encodePosition(result.next) : null };
+}
+
 async function run(): Promise<unknown> {
   const command = positionals.join(' ');
   switch (command) {
@@ -271,6 +299,8 @@ async function run(): Promise<unknown> {
         ...(current.fingerprint === fingerprint ? { replacement: await newKey(d) } : {}),
       });
     }
+    case 'backfill indexes':
+      return backfill(deps());
     default:
       throw new UsageError(command ? `unknown command: ${command}` : 'no command');
   }

@@ -59,9 +59,9 @@ interface DocumentCommands {
   Update: [DocumentSdk.UpdateCommandInput, DocumentSdk.UpdateCommandOutput];
   Delete: [DocumentSdk.DeleteCommandInput, DocumentSdk.DeleteCommandOutput];
   Query: [DocumentSdk.QueryCommandInput, DocumentSdk.QueryCommandOutput];
+  Scan: [DocumentSdk.ScanCommandInput, DocumentSdk.ScanCommandOutput];
   TransactWrite: [DocumentSdk.TransactWriteCommandInput, DocumentSdk.TransactWriteCommandOutput];
   BatchWrite: [DocumentSdk.BatchWriteCommandInput, DocumentSdk.BatchWriteCommandOutput];
-  Scan: [DocumentSdk.ScanCommandInput, DocumentSdk.ScanCommandOutput];
 }
 
 /**
