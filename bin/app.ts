@@ -11,6 +11,7 @@ import { buildConsoleIfStale } from '../scripts/console-build.js';
  *   npx cdk deploy -c stage=dev -c oidcIssuer=https://id.example.com -c oidcAudience=ledger-api
  *        [-c oidcJwksUrl=...] [-c oidcFirmClaim=...]        (trust that issuer instead of a Cognito user pool)
  *   npx cdk deploy -c stage=prod -c signingKeys=2 [-c retiredSigningKeys=1]   (key rotation, docs/deploy.md)
+ *   npx cdk deploy -c stage=prod -c indexLimit=N    (upgrading a stage one index per deploy, docs/deploy.md)
  */
 const app = new App();
 
@@ -63,6 +64,7 @@ buildConsoleIfStale();
 new GovernanceLedgerStack(app, `GovernanceLedger-${stage}`, {
   stage,
   retentionDays: positiveInteger('retentionDays'),
+  indexLimit: positiveInteger('indexLimit'),
   oidc: externalIssuer(),
   alarmEmail: context('alarmEmail'),
   signingKeys: positiveInteger('signingKeys'),

@@ -30,6 +30,13 @@ export interface DataProps {
   stage: StageSettings;
   /** Object Lock (COMPLIANCE) default retention of the immutable bucket. @default 2557 (7 years) */
   retentionDays?: number;
+  /**
+   * Create only each table's first N indexes, in the order of shared/store/tables.ts (`-c indexLimit=N`).
+   * CloudFormation adds at most one global secondary index per table per stack update, so a stage deployed
+   * before newer indexes existed takes them one deploy at a time (docs/deploy.md, "Upgrading a stage").
+   * @default every index
+   */
+  indexLimit?: number;
 }
 
 /**
@@ -52,8 +59,10 @@ export class Data extends Construct {
     if (!Number.isInteger(retentionDays) || retentionDays < 1)
       throw new Error(`retentionDays must be a positive integer, got ${retentionDays}`);
 
-    this.mainTable = this.table(stage, definition('main'));
-    this.ledgerTable = this.table(stage, definition('ledger'));
+    if (props.indexLimit !== undefined && (!Number.isInteger(props.indexLimit) || props.indexLimit < 1))
+      throw new Error(`indexLimit must be a positive integer, got ${props.indexLimit}`);
+    this.mainTable = this.table(stage, definition('main'), props.indexLimit);
+    this.ledgerTable = this.table(stage, definition('ledger'), props.indexLimit);
 
     const safe: BucketProps = {
       enforceSSL: true,
@@ -283,7 +292,7 @@ export class Data extends Construct {
     return Grant.addToPrincipal({ grantee: fn, actions, resourceArns: [this.ledgerTable.tableArn] });
   }
 
-  private table(stage: StageSettings, def: TableDefinition): Table {
+  private table(stage: StageSettings, def: TableDefinition, indexLimit = def.indexes.length): Table {
     const id = `${def.name[0]!.toUpperCase()}${def.name.slice(1)}Table`;
     const table = new Table(this, id, {
       tableName: tableName(stage.name, def.name),
@@ -296,7 +305,7 @@ export class Data extends Construct {
       removalPolicy: stage.removalPolicy,
       ...(def.timeToLiveAttribute ? { timeToLiveAttribute: def.timeToLiveAttribute } : {}),
     });
-    for (const index of def.indexes) {
+    for (const index of def.indexes.slice(0, indexLimit)) {
       table.addGlobalSecondaryIndex({
         indexName: index.indexName,
         partitionKey: { name: index.partitionKey, type: AttributeType.STRING },

@@ -18,6 +18,8 @@ export interface GovernanceLedgerStackProps extends StackProps {
   stage: string;
   /** Object Lock retention of the immutable bucket, in days. @default 2557 (7 years) */
   retentionDays?: number;
+  /** Each table's first N indexes only (`-c indexLimit`, upgrading a stage; lib/data.ts). @default all */
+  indexLimit?: number;
   /** Trust this OIDC issuer instead of creating a Cognito user pool. */
   oidc?: OidcSettings;
   /** The route table by area, each deployed as a nested stack. @default ROUTE_AREAS of shared/routes.ts */
@@ -53,6 +55,7 @@ export class GovernanceLedgerStack extends Stack {
     const {
       stage: stageName,
       retentionDays,
+      indexLimit,
       oidc,
       routeAreas = ROUTE_AREAS,
       workers = WORKERS,
@@ -70,7 +73,7 @@ export class GovernanceLedgerStack extends Stack {
       tags: { service: 'governance-ledger', stage: stage.name, ...stackProps.tags },
     });
 
-    this.data = new Data(this, 'Data', { stage, retentionDays });
+    this.data = new Data(this, 'Data', { stage, retentionDays, indexLimit });
     // ledgerctl signing-key rotate --stage writes each key-history version to this bucket (docs/deploy.md).
     new CfnOutput(this, 'ImmutableBucketName', {
       description: 'The immutable (Object Lock) bucket: ledger records and signing-key history versions',

@@ -41,6 +41,20 @@ describe('tables', () => {
     }
   });
 
+  it("creates only each table's first indexes with indexLimit, in their order (upgrading a stage)", () => {
+    const limited = synth({ indexLimit: 2 });
+    for (const def of TABLES) {
+      const [, table] = onlyResource(limited, 'AWS::DynamoDB::Table', {
+        TableName: tableName('dev', def.name),
+      });
+      const names = ((table.Properties.GlobalSecondaryIndexes ?? []) as { IndexName: string }[]).map(
+        (index) => index.IndexName,
+      );
+      expect(names).toEqual(def.indexes.slice(0, 2).map((index) => index.indexName));
+    }
+    expect(() => synth({ indexLimit: 0 })).toThrow(/indexLimit must be a positive integer/);
+  });
+
   it.each(TABLES)('enables TTL on $name exactly when its description names a TTL attribute', (def) => {
     const [, table] = onlyResource(dev, 'AWS::DynamoDB::Table', { TableName: tableName('dev', def.name) });
     expect(table.Properties.TimeToLiveSpecification).toEqual(
