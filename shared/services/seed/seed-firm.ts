@@ -23,7 +23,7 @@ import { readHead } from '../../store/ledger-store.js';
 import { seedAggregateItems } from '../../store/reporting-store.js';
 import { headItem, recordItem } from '../../store/ledger-writes.js';
 import { getUserByEmail, listUsers, putUserItems, type UserItem } from '../../store/user-store.js';
-import { planHistory } from './history.js';
+import { MIN_OTHER_RECORDS, planHistory, RECORDS_PER_JOB } from './history.js';
 
 /*
  * `ledgerctl seed` (issue 14, part 4): writes a firm's history at bulk speed straight into the tables and the
@@ -106,6 +106,11 @@ export async function seedFirm(deps: Deps, options: SeedFirmOptions): Promise<Se
   if (!Number.isInteger(options.jobs) || options.jobs < 0)
     throw new ValidationError('jobs must be a non-negative integer');
   if (!(options.days > 0)) throw new ValidationError('days must be positive');
+  const least = options.jobs * RECORDS_PER_JOB + (options.jobs > 0 ? MIN_OTHER_RECORDS : 0);
+  if (options.records < least)
+    throw new ValidationError(
+      `--records must be at least ${RECORDS_PER_JOB} per job plus ${MIN_OTHER_RECORDS} (${least} for ${options.jobs} jobs)`,
+    );
   const firm = await getFirm(deps, firmId);
   if (!firm) throw new NotFoundError(`No firm ${firmId}`);
   const head = await readHead(deps, firmId);
