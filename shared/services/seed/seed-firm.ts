@@ -210,6 +210,7 @@ export async function seedFirm(deps: Deps, options: SeedFirmOptions): Promise<Se
     );
   }
   await copying;
+  await writer.flush();
   phase('records');
 
   // Certificates, incidents, then the jobs with their facts and buckets.
