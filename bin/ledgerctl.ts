@@ -8,8 +8,10 @@
  *   ledgerctl signing-key show
  *   ledgerctl signing-key rotate [--lead-seconds S]
  *   ledgerctl signing-key revoke --key FINGERPRINT --from TIME [--lead-seconds S]
- *   ledgerctl seed (--firm F | --create [--name N]) --records N --jobs M [--days D]   (bulk history, issue 14)
  *     (AWS: also --immutable-bucket NAME; the new key is the stage's next CDK-made KMS key, docs/deploy.md)
+ *   ledgerctl seed (--firm F | --create [--name N]) --records N --jobs M [--days D]   (bulk history, issue 14)
+ *   ledgerctl backfill indexes [--firm F] [--position P] [--max-items N]
+ *     (issue 14: list-index attributes on items written before the indexes; resumable from the printed `next`)
  *
  * Target: the local stack found through DATA_DIR (default .data; `npm start` must be running), or AWS with
  * --stage STAGE and the usual AWS credentials and region.
@@ -38,6 +40,12 @@ import { onboardFirm } from '../shared/services/onboarding.js';
 import { seedFirm } from '../shared/services/seed/seed-firm.js';
 import { createDocumentClient } from '../shared/store/dynamo.js';
 import { getFirm } from '../shared/store/firm-store.js';
+import {
+  backfillIndexes,
+  decodePosition,
+  encodePosition,
+  type BackfillPosition,
+} from '../shared/store/index-backfill.js';
 import { getUserByEmail } from '../shared/store/user-store.js';
 import { tableName } from '../shared/store/tables.js';
 import { KMSClient } from '@aws-sdk/client-kms';
@@ -63,6 +71,7 @@ const USAGE = `usage:
   ledgerctl signing-key rotate [--lead-seconds SECONDS]
   ledgerctl signing-key revoke --key FINGERPRINT --from ISO_TIME [--lead-seconds SECONDS]
   ledgerctl seed (--firm FIRM_ID | --create [--name NAME]) --records N --jobs M [--days D]
+  ledgerctl backfill indexes [--firm FIRM_ID] [--position NEXT] [--max-items N]
 options: --stage STAGE (AWS; default: the local stack in DATA_DIR); with --stage, signing-key rotate and
   revoke also need --immutable-bucket NAME (the stack's ImmutableBucketName output)`;
 
@@ -88,6 +97,8 @@ const { values, positionals } = parseArgs({
     days: { type: 'string' },
     create: { type: 'boolean' },
     'public-base-url': { type: 'string' },
+    position: { type: 'string' },
+    'max-items': { type: 'string' },
   },
 });
 
@@ -245,6 +256,23 @@ async function seed(): Promise<unknown> {
   return created ? { ...summary, created } : summary;
 }
 
+/** `backfill indexes`: one run (all of it, or --max-items), printing where the next run continues. */
+async function backfill(d: Deps) {
+  const maxItems = values['max-items'] === undefined ? undefined : Number(values['max-items']);
+  if (maxItems !== undefined && (!Number.isInteger(maxItems) || maxItems < 1))
+    throw new UsageError('--max-items must be a positive integer');
+  let from: BackfillPosition | undefined;
+  if (values.position !== undefined) {
+    try {
+      from = decodePosition(values.position);
+    } catch {
+      throw new UsageError('--position must be the `next` a previous run printed');
+    }
+  }
+  const result = await backfillIndexes(d, { firmId: values.firm, from, maxItems });
+  return { ...result, next: result.next ? encodePosition(result.next) : null };
+}
+
 async function run(): Promise<unknown> {
   const command = positionals.join(' ');
   switch (command) {
@@ -311,6 +339,8 @@ async function run(): Promise<unknown> {
     }
     case 'seed':
       return seed();
+    case 'backfill indexes':
+      return backfill(deps());
     default:
       throw new UsageError(command ? `unknown command: ${command}` : 'no command');
   }

@@ -184,7 +184,7 @@ export interface paths {
         };
         /**
          * List the firm's ledger records
-         * @description Newest first by default (order=asc for chain order). Filters combine with AND: eventType, actorId, documentHash and documentReference (documentMetadata.documentReference) match exactly; startDate and endDate bound timestamp inclusively.
+         * @description Newest first by default (order=asc for chain order). Filters combine with AND: eventType, actorId, documentHash and documentReference (documentMetadata.documentReference) match exactly; startDate and endDate bound timestamp inclusively. Without filters any page number is served and total is the chain length. With filters a page reads one index (the first equality filter of documentHash, documentReference, actorId, eventType; dates bound it); total is null until the last page; with two or more equality filters a request reads at most 4 × pageSize records, so a page may be short (even empty) with a nextCursor: follow nextCursor until null.
          */
         get: operations["listLedgerRecords"];
         put?: never;
@@ -243,7 +243,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The firm's certificates, newest first */
+        /**
+         * The firm's certificates, newest first
+         * @description Newest first (issuedAt, then id). At most limit items (default 100). When more follow, the answer has a header `Link: <same path and query with cursor=...>; rel="next"` (RFC 8288); request that URL for the next items. A cursor is bound to the firm and the query (400 otherwise).
+         */
         get: operations["listCertificates"];
         put?: never;
         post?: never;
@@ -986,7 +989,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The firm's AI impact assessments, newest first */
+        /**
+         * The firm's AI impact assessments, newest first
+         * @description Newest first (createdAt, then id). At most limit items (default 100). When more follow, the answer has a header `Link: <same path and query with cursor=...>; rel="next"` (RFC 8288); request that URL for the next items. A cursor is bound to the firm and the query (400 otherwise).
+         */
         get: operations["listImpactAssessments"];
         put?: never;
         /**
@@ -1155,7 +1161,7 @@ export interface paths {
         };
         /**
          * The log of generated reports, newest first
-         * @description type filters on the report type (an unknown type is 400).
+         * @description type filters on the report type (an unknown type is 400). At most limit items (default 100). When more follow, the answer has a header `Link: <same path and query with cursor=...>; rel="next"` (RFC 8288); request that URL for the next items. A cursor is bound to the firm and the query (400 otherwise).
          */
         get: operations["listReportLog"];
         put?: never;
@@ -2411,8 +2417,12 @@ export interface components {
         Pagination: {
             page: number;
             pageSize: number;
-            total: number;
-            totalPages: number;
+            /** @description Items in the whole list. null where it is not known cheaply: a filtered list (records by filter, jobs by status, deliveries) before its last page; known for the unfiltered records list and on the page that ends a list */
+            total: number | null;
+            /** @description null exactly when total is null */
+            totalPages: number | null;
+            /** @description Opaque cursor of the next page (pass it as query parameter cursor, with the same filters, order and pageSize); null on the last page. A filtered page may hold fewer than pageSize items (even none) and still have a nextCursor: each request reads a bounded number of items */
+            nextCursor: string | null;
         };
         /** @description The evidence bundle of one record (its range is that record), with its certificate */
         RecordEvidenceBundle: {
@@ -3676,6 +3686,8 @@ export interface operations {
                 page?: number;
                 /** @description Items per page, 1 to 100 */
                 pageSize?: number;
+                /** @description pagination.nextCursor (or the Link rel="next" cursor) of the previous page, as returned; when given, page is ignored. Page numbers skip at most 1,000 items: use the cursor for deeper pages */
+                cursor?: string;
                 eventType?: components["schemas"]["LedgerEventType"];
                 /** @description Inclusive lower bound on timestamp (any offset) */
                 startDate?: string;
@@ -4029,7 +4041,12 @@ export interface operations {
     };
     listCertificates: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Most items returned, 1 to 100 (default 100) */
+                limit?: number;
+                /** @description pagination.nextCursor (or the Link rel="next" cursor) of the previous page, as returned; when given, page is ignored. Page numbers skip at most 1,000 items: use the cursor for deeper pages */
+                cursor?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -4043,6 +4060,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Certificate"][];
+                };
+            };
+            /** @description Invalid request (details lists the offending fields) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid credential */
@@ -7633,6 +7659,8 @@ export interface operations {
                 page?: number;
                 /** @description Items per page, 1 to 100 */
                 pageSize?: number;
+                /** @description pagination.nextCursor (or the Link rel="next" cursor) of the previous page, as returned; when given, page is ignored. Page numbers skip at most 1,000 items: use the cursor for deeper pages */
+                cursor?: string;
                 /** @description Only jobs in this status */
                 status?: "QUEUED" | "ASSIGNED" | "IN_REVIEW" | "ESCALATED" | "APPROVED" | "MODIFIED" | "REJECTED" | "CANCELLED";
             };
@@ -7924,6 +7952,8 @@ export interface operations {
                 page?: number;
                 /** @description Items per page, 1 to 100 */
                 pageSize?: number;
+                /** @description pagination.nextCursor (or the Link rel="next" cursor) of the previous page, as returned; when given, page is ignored. Page numbers skip at most 1,000 items: use the cursor for deeper pages */
+                cursor?: string;
                 /** @description Only jobs in this status */
                 status?: "QUEUED" | "ASSIGNED" | "IN_REVIEW" | "ESCALATED" | "APPROVED" | "MODIFIED" | "REJECTED" | "CANCELLED";
             };
@@ -8215,6 +8245,8 @@ export interface operations {
                 page?: number;
                 /** @description Items per page, 1 to 100 */
                 pageSize?: number;
+                /** @description pagination.nextCursor (or the Link rel="next" cursor) of the previous page, as returned; when given, page is ignored. Page numbers skip at most 1,000 items: use the cursor for deeper pages */
+                cursor?: string;
             };
             header?: never;
             path?: never;
@@ -8294,6 +8326,8 @@ export interface operations {
                 page?: number;
                 /** @description Items per page, 1 to 100 */
                 pageSize?: number;
+                /** @description pagination.nextCursor (or the Link rel="next" cursor) of the previous page, as returned; when given, page is ignored. Page numbers skip at most 1,000 items: use the cursor for deeper pages */
+                cursor?: string;
             };
             header?: never;
             path?: never;
@@ -8872,20 +8906,34 @@ export interface operations {
     };
     listImpactAssessments: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Most items returned, 1 to 100 (default 100) */
+                limit?: number;
+                /** @description pagination.nextCursor (or the Link rel="next" cursor) of the previous page, as returned; when given, page is ignored. Page numbers skip at most 1,000 items: use the cursor for deeper pages */
+                cursor?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description Every assessment of the firm */
+            /** @description Assessments of the firm, newest first */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ImpactAssessment"][];
+                };
+            };
+            /** @description Invalid request (details lists the offending fields) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid credential */
@@ -10215,6 +10263,10 @@ export interface operations {
     listReportLog: {
         parameters: {
             query?: {
+                /** @description Most items returned, 1 to 100 (default 100) */
+                limit?: number;
+                /** @description pagination.nextCursor (or the Link rel="next" cursor) of the previous page, as returned; when given, page is ignored. Page numbers skip at most 1,000 items: use the cursor for deeper pages */
+                cursor?: string;
                 /** @description Only entries of this report type */
                 type?: "CONSUMER_DUTY" | "CONSUMER_DUTY_BOARD" | "BIAS" | "VULNERABILITY" | "MODEL_REGISTRY" | "MODEL_DRIFT" | "INCIDENTS" | "IMPACT_ASSESSMENTS" | "EXPLAINABILITY" | "LEDGER_INTEGRITY";
             };
@@ -11316,6 +11368,8 @@ export interface operations {
                 page?: number;
                 /** @description Items per page, 1 to 100 */
                 pageSize?: number;
+                /** @description pagination.nextCursor (or the Link rel="next" cursor) of the previous page, as returned; when given, page is ignored. Page numbers skip at most 1,000 items: use the cursor for deeper pages */
+                cursor?: string;
                 /** @description Only deliveries in this state (FAILED lists the dead letters) */
                 status?: "PENDING" | "DELIVERING" | "DELIVERED" | "FAILED" | "CANCELLED";
             };

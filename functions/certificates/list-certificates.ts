@@ -1,8 +1,10 @@
 import { defineHandler } from '../../shared/http/handler.js';
-import { ok } from '../../shared/http/response.js';
+import { arrayAnswer } from '../../shared/http/link.js';
 import * as certificates from '../../shared/routes/certificates.js';
 import { firmCertificates } from '../../shared/services/certificates.js';
 
-export const handler = defineHandler(certificates.listCertificates, async ({ deps, principal }) =>
-  ok(await firmCertificates(deps, principal.firmId)),
+export const handler = defineHandler(
+  certificates.listCertificates,
+  async ({ deps, principal, query, event }) =>
+    arrayAnswer(event, await firmCertificates(deps, principal.firmId, query)),
 );

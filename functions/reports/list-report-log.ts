@@ -1,8 +1,8 @@
 import { defineHandler } from '../../shared/http/handler.js';
-import { ok } from '../../shared/http/response.js';
+import { arrayAnswer } from '../../shared/http/link.js';
 import * as reportLog from '../../shared/routes/report-log.js';
 import { firmReportLog } from '../../shared/services/report-log.js';
 
-export const handler = defineHandler(reportLog.listReportLog, async ({ deps, principal, query }) =>
-  ok(await firmReportLog(deps, principal.firmId, query.type)),
+export const handler = defineHandler(reportLog.listReportLog, async ({ deps, principal, query, event }) =>
+  arrayAnswer(event, await firmReportLog(deps, principal.firmId, query)),
 );

@@ -6,7 +6,7 @@ import {
   CertificateRequestResult,
   VerificationResult,
 } from '../schemas/certificates.js';
-import { IdParam } from '../schemas/common.js';
+import { ARRAY_LIST_NOTE, ArrayListQuery, IdParam } from '../schemas/common.js';
 import { ANY_CREDENTIAL, PUBLIC, route, type Permissions } from './route.js';
 
 /** Verifying reads the certificate, the record and its predecessor, the immutable copy and the published key. */
@@ -59,7 +59,8 @@ export const listCertificates = route({
   permissions: { main: 'read', certificates: 'read' },
   tag: 'Ledger',
   summary: "The firm's certificates, newest first",
-  request: {},
+  description: `Newest first (issuedAt, then id). ${ARRAY_LIST_NOTE}`,
+  request: { query: ArrayListQuery },
   responses: { 200: { description: 'Certificates, newest first', schema: z.array(Certificate) } },
 });
 

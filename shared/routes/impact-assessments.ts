@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { IdParam } from '../schemas/common.js';
+import { ARRAY_LIST_NOTE, ArrayListQuery, IdParam } from '../schemas/common.js';
 import {
   CreateImpactAssessmentBody,
   ImpactAssessment,
@@ -16,8 +16,11 @@ export const listImpactAssessments = route({
   permissions: { main: 'read' },
   tag: 'Governance',
   summary: "The firm's AI impact assessments, newest first",
-  request: {},
-  responses: { 200: { description: 'Every assessment of the firm', schema: z.array(ImpactAssessment) } },
+  description: `Newest first (createdAt, then id). ${ARRAY_LIST_NOTE}`,
+  request: { query: ArrayListQuery },
+  responses: {
+    200: { description: 'Assessments of the firm, newest first', schema: z.array(ImpactAssessment) },
+  },
 });
 
 export const createImpactAssessment = route({

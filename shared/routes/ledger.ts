@@ -13,7 +13,7 @@ export const listRecords = route({
   tag: 'Ledger',
   summary: "List the firm's ledger records",
   description:
-    'Newest first by default (order=asc for chain order). Filters combine with AND: eventType, actorId, documentHash and documentReference (documentMetadata.documentReference) match exactly; startDate and endDate bound timestamp inclusively.',
+    'Newest first by default (order=asc for chain order). Filters combine with AND: eventType, actorId, documentHash and documentReference (documentMetadata.documentReference) match exactly; startDate and endDate bound timestamp inclusively. Without filters any page number is served and total is the chain length. With filters a page reads one index (the first equality filter of documentHash, documentReference, actorId, eventType; dates bound it); total is null until the last page; with two or more equality filters a request reads at most 4 × pageSize records, so a page may be short (even empty) with a nextCursor: follow nextCursor until null.',
   request: { query: ListRecordsQuery },
   responses: { 200: { description: 'A page of records', schema: LedgerRecordPage } },
 });

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { ARRAY_LIST_NOTE } from '../schemas/common.js';
 import { CreateReportLogBody, ReportLogEntry, ReportLogQuery } from '../schemas/report-log.js';
 import { ANY_CREDENTIAL, route } from './route.js';
 
@@ -11,7 +12,7 @@ export const listReportLog = route({
   permissions: { main: 'read' },
   tag: 'Governance',
   summary: 'The log of generated reports, newest first',
-  description: 'type filters on the report type (an unknown type is 400).',
+  description: `type filters on the report type (an unknown type is 400). ${ARRAY_LIST_NOTE}`,
   request: { query: ReportLogQuery },
   responses: { 200: { description: 'Report log entries', schema: z.array(ReportLogEntry) } },
 });

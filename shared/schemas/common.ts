@@ -41,12 +41,25 @@ export const Pagination = z
   .object({
     page: z.number().int().min(1),
     pageSize: z.number().int().min(1).max(100),
-    total: z.number().int().min(0),
-    totalPages: z.number().int().min(0),
+    total: z.number().int().min(0).nullable().meta({
+      description:
+        'Items in the whole list. null where it is not known cheaply: a filtered list (records by filter, jobs by status, deliveries) before its last page; known for the unfiltered records list and on the page that ends a list',
+    }),
+    totalPages: z.number().int().min(0).nullable().meta({ description: 'null exactly when total is null' }),
+    nextCursor: z.string().nullable().meta({
+      description:
+        'Opaque cursor of the next page (pass it as query parameter cursor, with the same filters, order and pageSize); null on the last page. A filtered page may hold fewer than pageSize items (even none) and still have a nextCursor: each request reads a bounded number of items',
+    }),
   })
   .meta({ id: 'Pagination' });
 
 export const MAX_PAGE_SIZE = 100;
+
+/** The opaque position of a next page (issue 14): bound to the firm and the query; tampered or foreign: 400. */
+const Cursor = z.string().min(1).max(2048).optional().meta({
+  description:
+    'pagination.nextCursor (or the Link rel="next" cursor) of the previous page, as returned; when given, page is ignored. Page numbers skip at most 1,000 items: use the cursor for deeper pages',
+});
 export const DEFAULT_PAGE_SIZE = 25;
 
 export const PageQuery = z.object({
@@ -58,7 +71,30 @@ export const PageQuery = z.object({
     .max(MAX_PAGE_SIZE)
     .default(DEFAULT_PAGE_SIZE)
     .meta({ description: `Items per page, 1 to ${MAX_PAGE_SIZE}` }),
+  cursor: Cursor,
 });
+
+/** Default and largest size of a plain-array list (certificates, impact assessments, report log). */
+export const DEFAULT_LIST_LIMIT = 100;
+
+/**
+ * The query of a list the spec defines as a plain array: a bounded size and the cursor of the `Link: <…>;
+ * rel="next"` header of the previous answer.
+ */
+export const ArrayListQuery = z.object({
+  limit: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(DEFAULT_LIST_LIMIT)
+    .default(DEFAULT_LIST_LIMIT)
+    .meta({ description: `Most items returned, 1 to ${DEFAULT_LIST_LIMIT} (default ${DEFAULT_LIST_LIMIT})` }),
+  cursor: Cursor,
+});
+
+/** The OpenAPI note of every plain-array list: how to get the rest. */
+export const ARRAY_LIST_NOTE =
+  'At most limit items (default 100). When more follow, the answer has a header `Link: <same path and query with cursor=...>; rel="next"` (RFC 8288); request that URL for the next items. A cursor is bound to the firm and the query (400 otherwise).';
 
 export function paged<T extends z.ZodType>(item: T, id: string) {
   return z.object({ data: z.array(item), pagination: Pagination }).meta({ id });

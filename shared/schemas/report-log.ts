@@ -1,12 +1,12 @@
 import * as z from 'zod';
 import { REPORT_TYPES } from '../domain/governance/report-log.js';
-import { Timestamp } from './common.js';
+import { ArrayListQuery, Timestamp } from './common.js';
 import { ActorSummary } from './governance-actors.js';
 import { StorableJsonObject } from './storable-json.js';
 
 const PeriodBound = z.union([z.iso.date(), z.iso.datetime({ offset: true })]);
 
-export const ReportLogQuery = z.object({
+export const ReportLogQuery = ArrayListQuery.extend({
   type: z.enum(REPORT_TYPES).optional().meta({ description: 'Only entries of this report type' }),
 });
 

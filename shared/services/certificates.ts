@@ -9,9 +9,11 @@ import type { Deps } from '../runtime/deps.js';
 import {
   getCertificateById,
   getCertificateForRecord,
-  listCertificateItems,
+  certificateListQuery,
+  certificateOf,
   type CertificateItem,
 } from '../store/certificate-store.js';
+import { readArraySlice } from './pages.js';
 import { immutableRecordKey } from '../store/immutable-layout.js';
 import { getRecordById, queryRowRange } from '../store/ledger-store.js';
 
@@ -71,11 +73,15 @@ export async function recordCertificateUrl(deps: Deps, firmId: string, recordId:
   return { url, certificateId: certificate.id };
 }
 
-/** The firm's certificates, newest first. */
-export async function firmCertificates(deps: Deps, firmId: string) {
-  const items = await listCertificateItems(deps, firmId);
-  items.sort((a, b) => b.issuedAt.localeCompare(a.issuedAt) || b.id.localeCompare(a.id));
-  return Promise.all(items.map((item) => presentCertificate(deps, item)));
+/** Up to `limit` of the firm's certificates, newest first, from the request's cursor: O(limit) (issue 14). */
+export async function firmCertificates(
+  deps: Deps,
+  firmId: string,
+  request: { limit: number; cursor?: string | undefined },
+) {
+  const scope = { firmId, query: { list: 'certificates' } };
+  const slice = await readArraySlice(deps, scope, request, certificateListQuery(deps, firmId), certificateOf);
+  return { ...slice, items: await Promise.all(slice.items.map((item) => presentCertificate(deps, item))) };
 }
 
 export async function findCertificate(deps: Deps, firmId: string, certificateId: string) {

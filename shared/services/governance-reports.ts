@@ -36,13 +36,8 @@ import { ConflictError, NotFoundError, ValidationError } from '../errors.js';
 import { isId } from '../ids.js';
 import type { Deps } from '../runtime/deps.js';
 import { getRecordById, readHead } from '../store/ledger-store.js';
-import {
-  jobsByClientReference,
-  ledgerRecordsBounding,
-  projectJobs,
-  readPeriodCounters,
-} from '../store/reporting-store.js';
-import { getJob, type StoredJob } from '../store/review-job-store.js';
+import { ledgerRecordsBounding, projectJobs, readPeriodCounters } from '../store/reporting-store.js';
+import { getJob, jobsByClientReference, type StoredJob } from '../store/review-job-store.js';
 import { presentJobDetail } from './review/job-views.js';
 import { getUser, listUsers } from '../store/user-store.js';
 import { loadFirm } from './firm.js';
@@ -361,12 +356,18 @@ export async function explainJob(deps: Deps, firmId: string, jobId: string) {
 }
 
 export const EXPLAINABILITY_SEARCH_LIMIT = 100;
+/** Jobs one search reads: the most recently submitted with the reference (issue 14: O(this), not O(jobs)). */
+export const EXPLAINABILITY_SEARCH_READ = 500;
 
-/** The completed jobs with this client reference, most recently completed first (at most 100). */
+/**
+ * The completed jobs with this client reference, most recently completed first (at most 100), among the 500
+ * most recently submitted jobs with it (a client reference has a handful of jobs; the bound keeps the read
+ * O(1) in the firm's size).
+ */
 export async function searchExplainability(deps: Deps, firmId: string, clientReference: string) {
   const [firm, jobs] = await Promise.all([
     loadFirm(deps, firmId),
-    jobsByClientReference(deps, firmId, clientReference),
+    jobsByClientReference(deps, firmId, clientReference, EXPLAINABILITY_SEARCH_READ),
   ]);
   const completed = jobs
     .filter(isCompleted)

@@ -26,7 +26,8 @@ import {
   assessmentUpdateItem,
   getAssessment,
   getModelIndex,
-  listAssessments,
+  assessmentListQuery,
+  assessmentOf,
   modelIndexWriteItem,
   putNewAssessment,
   updateAssessment,
@@ -35,6 +36,7 @@ import {
 } from '../store/impact-assessment-store.js';
 import { writeConditionally, type TransactItem } from '../store/conditional-write.js';
 import { LOST_RACE, retryOnLostRace, type LostRace } from '../store/lost-race.js';
+import { readArraySlice, type ArraySlice } from './pages.js';
 
 export type PublicAssessment = Omit<ImpactAssessmentItem, 'version'>;
 
@@ -106,13 +108,16 @@ export async function getFirmAssessment(deps: Deps, firmId: string, id: string):
   return presentAssessment(await load(deps, firmId, id));
 }
 
-/** Every assessment of the firm, newest first (createdAt, then id). */
-export async function listFirmAssessments(deps: Deps, firmId: string): Promise<PublicAssessment[]> {
-  return (await listAssessments(deps, firmId))
-    .sort((a, b) =>
-      a.createdAt === b.createdAt ? b.id.localeCompare(a.id) : b.createdAt.localeCompare(a.createdAt),
-    )
-    .map(presentAssessment);
+/** Up to `limit` of the firm's assessments, newest first (createdAt, then id), from the request's cursor. */
+export async function listFirmAssessments(
+  deps: Deps,
+  firmId: string,
+  request: { limit: number; cursor?: string | undefined },
+): Promise<ArraySlice<PublicAssessment>> {
+  const scope = { firmId, query: { list: 'assessments' } };
+  return readArraySlice(deps, scope, request, assessmentListQuery(deps, firmId), (item) =>
+    presentAssessment(assessmentOf(item)),
+  );
 }
 
 export interface AssessmentUpdate extends Partial<NewAssessmentInput> {

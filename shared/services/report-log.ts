@@ -5,7 +5,13 @@ import { ValidationError } from '../errors.js';
 import { newId } from '../ids.js';
 import { isoNow } from '../ports/clock.js';
 import type { Deps } from '../runtime/deps.js';
-import { listReportLog, putReportLogEntry, type ReportLogItem } from '../store/report-log-store.js';
+import {
+  putReportLogEntry,
+  reportLogEntryOf,
+  reportLogListQuery,
+  type ReportLogItem,
+} from '../store/report-log-store.js';
+import { readArraySlice, type ArraySlice } from './pages.js';
 
 export interface NewReportLogInput {
   type: ReportType;
@@ -47,9 +53,21 @@ export async function logReport(
   return entry;
 }
 
-/** The firm's entries, newest first (generatedAt, then id), optionally of one type. */
-export async function firmReportLog(deps: Deps, firmId: string, type?: ReportType): Promise<ReportLogItem[]> {
-  return (await listReportLog(deps, firmId))
-    .filter((entry) => type === undefined || entry.type === type)
-    .sort((a, b) => b.generatedAt.localeCompare(a.generatedAt) || b.id.localeCompare(a.id));
+/**
+ * The firm's entries, newest first (generatedAt, then id), optionally of one type: up to `limit` of them from
+ * the request's cursor, O(limit) from the firm-lists index (issue 14).
+ */
+export async function firmReportLog(
+  deps: Deps,
+  firmId: string,
+  request: { type?: ReportType | undefined; limit: number; cursor?: string | undefined },
+): Promise<ArraySlice<ReportLogItem>> {
+  const scope = { firmId, query: { list: 'reportLog', type: request.type } };
+  return readArraySlice(
+    deps,
+    scope,
+    request,
+    reportLogListQuery(deps, firmId, request.type),
+    reportLogEntryOf,
+  );
 }

@@ -2,10 +2,9 @@ import { factOfJob, type ReportingFact } from '../domain/governance/aggregates.j
 import type { RecordMessage } from '../ledger-writer/dispatch.js';
 import type { Deps } from '../runtime/deps.js';
 import { logger } from '../runtime/logger.js';
-import { keys } from '../store/keys.js';
 import { getRecordBySequence } from '../store/ledger-store.js';
 import { batchWrite, commitAggregation, seedAggregates } from '../store/reporting-store.js';
-import { getJob, type ReviewJobItem } from '../store/review-job-store.js';
+import { getJob, jobRow, type ReviewJobItem } from '../store/review-job-store.js';
 
 export type AggregationResult = 'aggregated' | 'already-aggregated' | 'skipped';
 
@@ -51,7 +50,7 @@ export async function seedCompletedJobs(
   await batchWrite(
     deps,
     deps.tables.main,
-    jobs.map((job) => ({ PutRequest: { Item: { ...keys.job(firmId, job.id), ...job } } })),
+    jobs.map((job) => ({ PutRequest: { Item: jobRow(job) } })),
   );
   await seedAggregates(deps, firmId, facts);
 }

@@ -12,7 +12,8 @@ import {
   deactivateWebhook,
   getDelivery,
   getWebhook,
-  listDeliveries,
+  deliveryListQuery,
+  deliveryOf,
   listWebhooks,
   putWebhook,
   restartDelivery,
@@ -21,7 +22,7 @@ import {
   type WebhookItem,
 } from '../store/webhook-store.js';
 import { LOST_RACE, retryOnLostRace } from '../store/lost-race.js';
-import { slicePage, type Page } from './pages.js';
+import { asPage, FILTER_READ_FACTOR, readList, type Page } from './pages.js';
 import { webhookConfig } from './webhook-config.js';
 import { queueAttempt } from './webhook-delivery.js';
 
@@ -153,12 +154,23 @@ export async function deliveryLog(
   deps: Deps,
   firmId: string,
   webhookId: string,
-  query: { page: number; pageSize: number; status?: DeliveryStatus },
+  query: { page: number; pageSize: number; cursor?: string | undefined; status?: DeliveryStatus | undefined },
 ): Promise<Page<ReturnType<typeof presentDelivery>>> {
   await requireWebhook(deps, firmId, webhookId);
-  const all = await listDeliveries(deps, firmId, webhookId);
-  const matching = query.status ? all.filter((d) => d.status === query.status) : all;
-  return slicePage(matching, query, presentDelivery);
+  const scope = {
+    firmId,
+    query: { list: 'deliveries', webhookId, status: query.status, pageSize: query.pageSize },
+  };
+  // A status filter reads a bounded number of deliveries per request: its pages may be short (nextCursor).
+  const read = await readList(
+    deps,
+    scope,
+    query,
+    deliveryListQuery(deps, firmId, webhookId, query.status),
+    (item) => presentDelivery(deliveryOf(item)),
+    query.status ? FILTER_READ_FACTOR * query.pageSize : undefined,
+  );
+  return asPage(read, query.pageSize);
 }
 
 /**

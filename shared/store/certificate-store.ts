@@ -1,8 +1,16 @@
 import type { CertificateMetadata } from '../domain/certificates/content.js';
 import type { Deps } from '../runtime/deps.js';
 import { writeConditionally } from './conditional-write.js';
-import { queryAll, send, withoutKeys } from './dynamo.js';
+import { send, withoutKeys } from './dynamo.js';
 import { keys, SK_PREFIX } from './keys.js';
+import {
+  certificateListAttributes,
+  firmListQuery,
+  LIST_ATTRIBUTES,
+  listPartition,
+} from './list-attributes.js';
+import type { ListQuery } from './list-page.js';
+import { MAIN_LISTS } from './tables.js';
 
 /**
  * An issued certificate: `FIRM#<firmId>` / `CERT#<recordId>` in the main table (one per record by key), plus
@@ -79,7 +87,11 @@ export async function saveCertificate(deps: Deps, certificate: CertificateItem):
     {
       Put: {
         TableName: deps.tables.main,
-        Item: { ...keys.certificate(certificate.firmId, certificate.ledgerRecordId), ...certificate },
+        Item: {
+          ...keys.certificate(certificate.firmId, certificate.ledgerRecordId),
+          ...certificate,
+          ...certificateListAttributes(certificate),
+        },
         ConditionExpression: 'attribute_not_exists(pk)',
       },
     },
@@ -111,7 +123,7 @@ export async function getCertificateForRecord(
     Key: keys.certificate(firmId, recordId),
     ConsistentRead: true,
   });
-  return Item ? (withoutKeys(Item) as unknown as CertificateItem) : null;
+  return Item ? (withoutKeys(Item, LIST_ATTRIBUTES) as unknown as CertificateItem) : null;
 }
 
 /** A certificate by id, whichever firm it belongs to (public verification); callers check the firm. */
@@ -129,15 +141,18 @@ export async function getCertificateById(deps: Deps, certificateId: string): Pro
   return certificate?.id === certificateId ? certificate : null;
 }
 
-/** Every certificate of the firm. */
-export async function listCertificateItems(deps: Deps, firmId: string): Promise<CertificateItem[]> {
-  const items = await queryAll(deps.db, {
-    TableName: deps.tables.main,
-    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-    ExpressionAttributeValues: { ':pk': keys.firmPk(firmId), ':prefix': SK_PREFIX.certificate },
+/** The firm's certificates newest first (issuedAt, then id), as a list query (issue 14). */
+export function certificateListQuery(deps: Deps, firmId: string): ListQuery {
+  return firmListQuery(deps, firmId, {
+    index: MAIN_LISTS,
+    partition: listPartition.certificates(firmId),
+    skPrefix: SK_PREFIX.certificate,
   });
-  return items.map((item) => withoutKeys(item) as unknown as CertificateItem);
 }
+
+/** A certificate item read from a list. */
+export const certificateOf = (item: Record<string, unknown>) =>
+  withoutKeys(item, LIST_ATTRIBUTES) as unknown as CertificateItem;
 
 /**
  * Sets `certificateId` on an existing item whose certificateId is still null (or absent): a review job

@@ -59,6 +59,7 @@ interface DocumentCommands {
   Update: [DocumentSdk.UpdateCommandInput, DocumentSdk.UpdateCommandOutput];
   Delete: [DocumentSdk.DeleteCommandInput, DocumentSdk.DeleteCommandOutput];
   Query: [DocumentSdk.QueryCommandInput, DocumentSdk.QueryCommandOutput];
+  Scan: [DocumentSdk.ScanCommandInput, DocumentSdk.ScanCommandOutput];
   TransactWrite: [DocumentSdk.TransactWriteCommandInput, DocumentSdk.TransactWriteCommandOutput];
   BatchWrite: [DocumentSdk.BatchWriteCommandInput, DocumentSdk.BatchWriteCommandOutput];
 }

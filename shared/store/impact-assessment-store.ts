@@ -1,7 +1,15 @@
 import type { ActorSummary } from '../domain/governance/actors.js';
 import type { ApprovedSet, IaStatus, Outcomes } from '../domain/governance/impact-assessments.js';
 import type { Deps } from '../runtime/deps.js';
-import { queryAll, send, withoutKeys } from './dynamo.js';
+import { send, withoutKeys } from './dynamo.js';
+import {
+  assessmentListAttributes,
+  firmListQuery,
+  LIST_ATTRIBUTES,
+  listPartition,
+} from './list-attributes.js';
+import type { ListQuery } from './list-page.js';
+import { MAIN_LISTS } from './tables.js';
 import { keys, SK_PREFIX } from './keys.js';
 import { writeConditionally, writeNew, type TransactItem } from './conditional-write.js';
 import { versionedUpdateItem } from './versioned-writes.js';
@@ -56,7 +64,11 @@ export async function putNewAssessment(deps: Deps, item: ImpactAssessmentItem): 
       {
         Put: {
           TableName: deps.tables.main,
-          Item: { ...keys.impactAssessment(item.firmId, item.id), ...item },
+          Item: {
+            ...keys.impactAssessment(item.firmId, item.id),
+            ...item,
+            ...assessmentListAttributes(item),
+          },
           ConditionExpression: 'attribute_not_exists(pk)',
         },
       },
@@ -75,18 +87,21 @@ export async function getAssessment(
     Key: keys.impactAssessment(firmId, assessmentId),
     ConsistentRead: true,
   });
-  return Item ? (withoutKeys(Item) as unknown as ImpactAssessmentItem) : null;
+  return Item ? assessmentOf(Item) : null;
 }
 
-/** Every assessment of the firm (a firm has tens, not thousands). */
-export async function listAssessments(deps: Deps, firmId: string): Promise<ImpactAssessmentItem[]> {
-  const items = await queryAll(deps.db, {
-    TableName: deps.tables.main,
-    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-    ExpressionAttributeValues: { ':pk': keys.firmPk(firmId), ':prefix': SK_PREFIX.impactAssessment },
+/** The firm's assessments newest first (createdAt, then id), as a list query (issue 14). */
+export function assessmentListQuery(deps: Deps, firmId: string): ListQuery {
+  return firmListQuery(deps, firmId, {
+    index: MAIN_LISTS,
+    partition: listPartition.assessments(firmId),
+    skPrefix: SK_PREFIX.impactAssessment,
   });
-  return items.map((item) => withoutKeys(item) as unknown as ImpactAssessmentItem);
 }
+
+/** An assessment item as stored, without its storage attributes. */
+export const assessmentOf = (item: Record<string, unknown>) =>
+  withoutKeys(item, LIST_ATTRIBUTES) as unknown as ImpactAssessmentItem;
 
 /**
  * An update of the named fields only (so a certificateId written meanwhile survives), conditional on the

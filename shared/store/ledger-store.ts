@@ -101,55 +101,6 @@ export async function queryRecordRange(
   return (await queryRowRange(deps, firmId, from, to, order)).map((row) => row.record);
 }
 
-/**
- * Every record of the firm matching the filter, in the given order. Filters are applied by DynamoDB
- * (FilterExpression) while it reads the firm's partition. Date bounds must be in the stored form (UTC ISO
- * with milliseconds), which compares correctly as text.
- */
-export async function queryFilteredRecords(
-  deps: Deps,
-  firmId: string,
-  filter: RecordFilter,
-  order: SortOrder,
-): Promise<LedgerRecord[]> {
-  const conditions: string[] = [];
-  const names: Record<string, string> = {};
-  const values: Record<string, AttributeValue> = {
-    ':pk': { S: keys.firmPk(firmId) },
-    ':rec': { S: SK_PREFIX.record },
-  };
-  const add = (condition: string, name: string, value: string, attributes: Record<string, string>) => {
-    conditions.push(condition);
-    Object.assign(names, attributes);
-    values[name] = { S: value };
-  };
-  if (filter.eventType)
-    add('#eventType = :eventType', ':eventType', filter.eventType, { '#eventType': 'eventType' });
-  if (filter.actorId) add('#actorId = :actorId', ':actorId', filter.actorId, { '#actorId': 'actorId' });
-  if (filter.documentHash)
-    add('#documentHash = :documentHash', ':documentHash', filter.documentHash, {
-      '#documentHash': 'documentHash',
-    });
-  if (filter.documentReference)
-    add('#meta.#ref = :ref', ':ref', filter.documentReference, {
-      '#meta': 'documentMetadata',
-      '#ref': 'documentReference',
-    });
-  if (filter.startDate) add('#ts >= :start', ':start', filter.startDate, { '#ts': 'timestamp' });
-  if (filter.endDate) add('#ts <= :end', ':end', filter.endDate, { '#ts': 'timestamp' });
-
-  const rows = await queryRows(deps, {
-    TableName: deps.tables.ledger,
-    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :rec)',
-    ...(conditions.length > 0
-      ? { FilterExpression: conditions.join(' AND '), ExpressionAttributeNames: names }
-      : {}),
-    ExpressionAttributeValues: values,
-    ScanIndexForward: order === 'asc',
-  });
-  return rows.map((row) => row.record);
-}
-
 /** Rows stored for sequence positions [from, to] with their position (from the sort key), ascending by default. */
 export async function queryRowRange(
   deps: Deps,

@@ -5,6 +5,7 @@ import { send } from './dynamo.js';
 import { keys, SK_PREFIX } from './keys.js';
 import type { ChainHead } from './ledger-store.js';
 import { outboxItem } from './ledger-outbox-store.js';
+import { recordRow } from './record-index.js';
 
 /**
  * The writes to a firm's chain in the ledger table: committing a batch of records after the head, moving a
@@ -99,7 +100,7 @@ export function recordItem(deps: Deps, record: LedgerRecord): TransactItem {
   return {
     Put: {
       TableName: deps.tables.ledger,
-      Item: { ...keys.ledgerRecord(record.firmId, record.sequenceNumber), ...record },
+      Item: recordRow(record),
       ConditionExpression: 'attribute_not_exists(pk)',
     },
   };
@@ -135,7 +136,7 @@ export function restoreRowItem(deps: Deps, record: LedgerRecord): TransactItem {
   return {
     Put: {
       TableName: deps.tables.ledger,
-      Item: { ...keys.ledgerRecord(record.firmId, record.sequenceNumber), ...record },
+      Item: recordRow(record),
     },
   };
 }

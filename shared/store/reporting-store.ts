@@ -12,8 +12,7 @@ import {
 import { splitDays, splitPeriod, type Period } from '../domain/governance/periods.js';
 import type { LedgerRecord } from '../ledger/record.js';
 import type { Deps } from '../runtime/deps.js';
-import { queryAll, send, withoutKeys } from './dynamo.js';
-import type { StoredJob } from './review-job-store.js';
+import { queryAll, send } from './dynamo.js';
 import { keys, padSequence, SK_PREFIX } from './keys.js';
 import { conditionFailedAt, writeConditionally, type TransactItem } from './conditional-write.js';
 
@@ -342,25 +341,6 @@ export async function projectJobs(
     ProjectionExpression: projection.join(', '),
     ...(filter ? { FilterExpression: filter.expression } : {}),
   });
-}
-
-/** Every job of the firm with this client reference (a filtered query over the firm's jobs). */
-export async function jobsByClientReference(
-  deps: Deps,
-  firmId: string,
-  clientReference: string,
-): Promise<StoredJob[]> {
-  const items = await queryAll(deps.db, {
-    TableName: deps.tables.main,
-    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-    FilterExpression: 'clientReference = :ref',
-    ExpressionAttributeValues: {
-      ':pk': keys.firmPk(firmId),
-      ':prefix': SK_PREFIX.job,
-      ':ref': clientReference,
-    },
-  });
-  return items.map((item) => withoutKeys(item) as unknown as StoredJob);
 }
 
 /**

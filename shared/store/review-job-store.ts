@@ -4,9 +4,17 @@ import type { ActionLogEntry } from '../domain/review/workflow.js';
 import type { Actor } from '../ledger/record.js';
 import type { Deps } from '../runtime/deps.js';
 import type { TransactItem } from './conditional-write.js';
-import { queryAll, send, withoutKeys } from './dynamo.js';
+import { send, withoutKeys } from './dynamo.js';
 import { keys, SK_PREFIX } from './keys.js';
-import { MAIN_JOB_SWEEP } from './tables.js';
+import {
+  firmListQuery,
+  jobListAttributes,
+  jobStatusAttributes,
+  LIST_ATTRIBUTES,
+  listPartition,
+} from './list-attributes.js';
+import { readListPage, type ListQuery } from './list-page.js';
+import { MAIN_JOB_SWEEP, MAIN_LISTS, MAIN_LISTS_BY_REFERENCE, MAIN_LISTS_FILTERED } from './tables.js';
 
 /** A review job: `FIRM#<firmId>`, `JOB#<jobId>` in the main table (what GET /v1/firm/me/stats counts). */
 export interface ReviewJobItem {
@@ -46,10 +54,15 @@ export function jobPutItem(deps: Deps, job: StoredJob): TransactItem {
     Put: {
       TableName: deps.tables.main,
       // A new job is unfinished: it enters the SLA sweep's index until it is decided, cancelled or breached.
-      Item: { ...keys.job(job.firmId, job.id), ...job, ...slaSweepEntry(job) },
+      Item: { ...jobRow(job), ...slaSweepEntry(job) },
       ConditionExpression: 'attribute_not_exists(pk)',
     },
   };
+}
+
+/** A job's item: its key, its fields and its list attributes (every writer of a job item builds it here). */
+export function jobRow(job: ReviewJobItem): Record<string, unknown> {
+  return { ...keys.job(job.firmId, job.id), ...job, ...jobListAttributes(job) };
 }
 
 /** The single-use marker of an upload key, for a transaction; its condition fails if the key was used. */
@@ -75,21 +88,42 @@ export async function getJob(deps: Deps, firmId: string, jobId: string): Promise
     Key: keys.job(firmId, jobId),
     ConsistentRead: true,
   });
-  return Item ? (withoutKeys(Item, SWEEP_ATTRIBUTES) as unknown as StoredJob) : null;
+  return Item ? (withoutKeys(Item, STORAGE_ATTRIBUTES) as unknown as StoredJob) : null;
 }
 
 /**
- * Every job of the firm (all pages of the JOB# query). O(jobs) reads per call: fine while a firm has
- * thousands of jobs; a submittedAt/status index replaces it when lists grow (docs/architecture.md).
+ * The firm's jobs newest first (submittedAt, then id, descending), all or of one status, as a list query
+ * (issue 14): the firm-lists index, one partition per status, so a page reads O(page) items.
  */
-export async function listJobs(deps: Deps, firmId: string): Promise<StoredJob[]> {
-  const items = await queryAll(deps.db, {
-    TableName: deps.tables.main,
-    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-    ExpressionAttributeValues: { ':pk': keys.firmPk(firmId), ':prefix': SK_PREFIX.job },
+export function jobListQuery(deps: Deps, firmId: string, status?: JobStatus): ListQuery {
+  return firmListQuery(deps, firmId, {
+    index: status ? MAIN_LISTS_FILTERED : MAIN_LISTS,
+    partition: status ? listPartition.jobsByStatus(firmId, status) : listPartition.jobs(firmId),
+    skPrefix: SK_PREFIX.job,
   });
-  return items.map((item) => withoutKeys(item, SWEEP_ATTRIBUTES) as unknown as StoredJob);
 }
+
+/**
+ * The `max` most recently submitted jobs of the firm with this client reference: O(max) from the
+ * by-reference index (issue 14), whatever the firm's number of jobs.
+ */
+export async function jobsByClientReference(
+  deps: Deps,
+  firmId: string,
+  clientReference: string,
+  max: number,
+): Promise<StoredJob[]> {
+  const query = firmListQuery(deps, firmId, {
+    index: MAIN_LISTS_BY_REFERENCE,
+    partition: listPartition.jobsByClientReference(firmId, clientReference),
+    skPrefix: SK_PREFIX.job,
+  });
+  return (await readListPage(deps.db, query, { pageSize: max })).items.map(storedJobOf);
+}
+
+/** A job item read from a list, without its storage attributes. */
+export const storedJobOf = (item: Record<string, unknown>): StoredJob =>
+  withoutKeys(item, STORAGE_ATTRIBUTES) as unknown as StoredJob;
 
 /** Whether a job was already submitted with the upload key (its single-use marker exists). */
 export async function isUploadUsed(deps: Deps, firmId: string, documentKeyHash: string): Promise<boolean> {
@@ -132,6 +166,8 @@ export type StoredJob = ReviewJobItem & JobInternals;
 
 /** The SLA sweep index's attributes (shared/store/tables.ts): storage detail, stripped on read. */
 const SWEEP_ATTRIBUTES = ['sweepKind', 'sweepDue'] as const;
+/** Index attributes of a job item, never part of the job. */
+const STORAGE_ATTRIBUTES = [...SWEEP_ATTRIBUTES, ...LIST_ATTRIBUTES] as const;
 export type SweepKind = 'SLA' | 'COMPLETION';
 
 function slaSweepEntry(job: Pick<ReviewJobItem, 'firmId' | 'id' | 'slaDeadline'>) {
@@ -201,6 +237,8 @@ export function jobUpdateItem(deps: Deps, firmId: string, jobId: string, update:
   const values: Record<string, unknown> = { ':null': null };
   const change: Record<string, unknown> = {
     ...update.set,
+    // A status change moves the job to its status's list (issue 14).
+    ...(update.set?.status ? jobStatusAttributes(firmId, update.set.status) : {}),
     ...(typeof update.sweep === 'object'
       ? sweepEntry('COMPLETION', update.sweep.completionDueAt, firmId, jobId)
       : {}),

@@ -44,12 +44,48 @@ export const LEDGER_PENDING_ARCHIVE = 'pendingArchive';
  */
 export const MAIN_JOB_SWEEP = 'jobSweep';
 
+/**
+ * The records list's indexes (issue 14): one per equality filter plus one by time, all sorted by `recTs`
+ * (`<timestamp>#<12-digit seq>`, so a date range is a key condition on each). Every record row carries their
+ * attributes, computed in one place: recordIndexAttributes (shared/store/record-index.ts).
+ */
+export const LEDGER_RECORD_INDEXES = {
+  byTime: { indexName: 'recordsByTime', partitionKey: 'recFirm', sortKey: 'recTs' },
+  eventType: { indexName: 'recordsByEventType', partitionKey: 'recEventType', sortKey: 'recTs' },
+  actorId: { indexName: 'recordsByActor', partitionKey: 'recActor', sortKey: 'recTs' },
+  documentHash: { indexName: 'recordsByDocumentHash', partitionKey: 'recDocHash', sortKey: 'recTs' },
+  documentReference: { indexName: 'recordsByDocumentReference', partitionKey: 'recDocRef', sortKey: 'recTs' },
+} as const satisfies Record<string, Required<IndexDefinition>>;
+
+/**
+ * The firm lists of the main table (issue 14), all sorted by `listSk` (`<time>#<id>`): `firmLists` (pk
+ * `listPk`, e.g. `FIRM#<firmId>#JOB`) holds each kind's whole list, `firmListsFiltered` (pk `filterPk`, e.g.
+ * `FIRM#<firmId>#JOB#STATUS#<status>`) one filter of it, `firmListsByReference` (pk `referencePk`) a lookup
+ * by a firm-assigned reference (jobs by clientReference). Attributes: shared/store/list-attributes.ts.
+ */
+export const MAIN_LISTS = { indexName: 'firmLists', partitionKey: 'listPk', sortKey: 'listSk' } as const;
+export const MAIN_LISTS_FILTERED = {
+  indexName: 'firmListsFiltered',
+  partitionKey: 'filterPk',
+  sortKey: 'listSk',
+} as const;
+export const MAIN_LISTS_BY_REFERENCE = {
+  indexName: 'firmListsByReference',
+  partitionKey: 'referencePk',
+  sortKey: 'listSk',
+} as const;
+
 export const TABLES: readonly TableDefinition[] = [
   {
     name: 'main',
     partitionKey: 'pk',
     sortKey: 'sk',
-    indexes: [{ indexName: MAIN_JOB_SWEEP, partitionKey: 'sweepKind', sortKey: 'sweepDue' }],
+    indexes: [
+      { indexName: MAIN_JOB_SWEEP, partitionKey: 'sweepKind', sortKey: 'sweepDue' },
+      MAIN_LISTS,
+      MAIN_LISTS_FILTERED,
+      MAIN_LISTS_BY_REFERENCE,
+    ],
     timeToLiveAttribute: TTL_ATTRIBUTE,
   },
   {
@@ -59,6 +95,7 @@ export const TABLES: readonly TableDefinition[] = [
     indexes: [
       { indexName: LEDGER_BY_RECORD_ID, partitionKey: 'id' },
       { indexName: LEDGER_PENDING_ARCHIVE, partitionKey: 'pendingArchive', sortKey: 'pendingSince' },
+      ...Object.values(LEDGER_RECORD_INDEXES),
     ],
   },
 ];

@@ -5,6 +5,7 @@ import type { Deps } from '../runtime/deps.js';
 import { conditionFailedAt, updateConditionally, writeConditionally, writeNew } from './conditional-write.js';
 import { queryAll, send, withoutKeys } from './dynamo.js';
 import { keys, SK_PREFIX } from './keys.js';
+import type { ListQuery } from './list-page.js';
 
 export interface WebhookItem {
   id: string;
@@ -211,23 +212,38 @@ export async function getDelivery(
   return Item ? (withoutKeys(Item) as unknown as WebhookDeliveryItem) : null;
 }
 
-/** Every delivery of an endpoint, newest first (delivery ids are ULIDs). */
-export async function listDeliveries(
+/**
+ * An endpoint's deliveries newest first (delivery ids are ULIDs), all or of one status, as a list query
+ * (issue 14): the table's own key order; a status is a FilterExpression, so its pages are read with a budget.
+ */
+export function deliveryListQuery(
   deps: Deps,
   firmId: string,
   webhookId: string,
-): Promise<WebhookDeliveryItem[]> {
-  const items = await queryAll(deps.db, {
-    TableName: deps.tables.main,
-    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-    ExpressionAttributeValues: {
-      ':pk': keys.firmPk(firmId),
-      ':prefix': SK_PREFIX.webhookDelivery(webhookId),
+  status?: DeliveryStatus,
+): ListQuery {
+  const prefix = SK_PREFIX.webhookDelivery(webhookId);
+  return {
+    input: {
+      TableName: deps.tables.main,
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+      ExpressionAttributeValues: {
+        ':pk': keys.firmPk(firmId),
+        ':prefix': prefix,
+        ...(status ? { ':status': status } : {}),
+      },
+      ...(status
+        ? { FilterExpression: '#status = :status', ExpressionAttributeNames: { '#status': 'status' } }
+        : {}),
+      ScanIndexForward: false,
     },
-    ScanIndexForward: false,
-  });
-  return items.map((item) => withoutKeys(item) as unknown as WebhookDeliveryItem);
+    keyBounds: { pk: { equals: keys.firmPk(firmId) }, sk: { prefix } },
+  };
 }
+
+/** A delivery item read from a list. */
+export const deliveryOf = (item: Record<string, unknown>) =>
+  withoutKeys(item) as unknown as WebhookDeliveryItem;
 
 export type DeliveryKey = Pick<WebhookDeliveryItem, 'firmId' | 'webhookId' | 'id'>;
 

