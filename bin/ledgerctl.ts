@@ -5,6 +5,7 @@
  *   ledgerctl firm create --name N --frn 123456 --plan BOTH --admin-name N --admin-email E [--admin-fca-ref R]
  *   ledgerctl api-key create --firm F --name N
  *   ledgerctl token --firm F --email E [--ttl SECONDS]        (local stack only)
+ *   ledgerctl backfill counters [--firm F] [--after F]   (issue 14: counters, job markers, reporting aggregates)
  *   ledgerctl signing-key show
  *   ledgerctl signing-key rotate [--lead-seconds S]
  *   ledgerctl signing-key revoke --key FINGERPRINT --from TIME [--lead-seconds S]
@@ -36,6 +37,7 @@ import {
 } from '../shared/runtime/local-deps.js';
 import { OnboardFirm } from '../shared/schemas/firm.js';
 import { issueApiKey } from '../shared/services/api-keys.js';
+import { backfillCounters } from '../shared/services/counters-backfill.js';
 import { onboardFirm } from '../shared/services/onboarding.js';
 import { seedFirm } from '../shared/services/seed/seed-firm.js';
 import { createDocumentClient } from '../shared/store/dynamo.js';
@@ -67,6 +69,7 @@ const USAGE = `usage:
   ledgerctl firm create --name NAME --frn FRN --plan LEDGER|PRINCIPAL|BOTH --admin-name NAME --admin-email EMAIL [--admin-fca-ref REF]
   ledgerctl api-key create --firm FIRM_ID --name NAME
   ledgerctl token --firm FIRM_ID --email EMAIL [--ttl SECONDS]
+  ledgerctl backfill counters [--firm FIRM_ID] [--after FIRM_ID]
   ledgerctl signing-key show
   ledgerctl signing-key rotate [--lead-seconds SECONDS]
   ledgerctl signing-key revoke --key FINGERPRINT --from ISO_TIME [--lead-seconds SECONDS]
@@ -99,6 +102,7 @@ const { values, positionals } = parseArgs({
     'public-base-url': { type: 'string' },
     position: { type: 'string' },
     'max-items': { type: 'string' },
+    after: { type: 'string' },
   },
 });
 
@@ -316,6 +320,12 @@ async function run(): Promise<unknown> {
         ttlSeconds: ttl,
       });
       return { token };
+    }
+    case 'backfill counters': {
+      // Idempotent and resumable: rerun it, or pass --after the last firm a stopped run printed.
+      const d = deps();
+      if (values.firm && !(await getFirm(d, values.firm))) throw new UsageError(`No firm ${values.firm}`);
+      return backfillCounters(d, { firmId: values.firm, after: values.after });
     }
     case 'signing-key show':
       return (await loadKeyHistory(await stageKeyDeps())).history;

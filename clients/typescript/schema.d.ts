@@ -311,7 +311,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Database and immutable copies compared: counts, latest record, random spot checks */
+        /**
+         * Database and immutable copies compared: counts, latest record, spot checks
+         * @description Answers in a bounded number of reads whatever the ledger size: counts from the chain head, the last background reconciliation (reconciledAt, reconciliation) and the outbox for records appended since (pendingCopies); fresh byte-for-byte spot checks of the latest records and a few random ones.
+         */
         get: operations["getBackupStatus"];
         put?: never;
         post?: never;
@@ -1511,6 +1514,27 @@ export interface components {
              * @description ISO 8601 date-time (UTC, milliseconds)
              */
             checkedAt: string;
+            /** @description When the background reconciliation last walked every row and immutable copy (null: not yet); the counts are its findings plus what was appended since */
+            reconciledAt: string | null;
+            reconciliation: {
+                /**
+                 * Format: date-time
+                 * @description ISO 8601 date-time (UTC, milliseconds)
+                 */
+                reconciledAt: string;
+                /** @description The reconciliation checked sequence numbers 1..headSequence */
+                headSequence: number;
+                /** @description Positions without a database row (restores since are taken off) */
+                missingRowCount: number;
+                /** @description Positions without an immutable copy */
+                missingCopyCount: number;
+                /** @description The first 100 of them, ascending */
+                missingRows: number[];
+                /** @description The first 100 of them, ascending */
+                missingCopies: number[];
+            } | null;
+            /** @description Records appended since the reconciliation whose immutable copy is not confirmed yet */
+            pendingCopies: number;
         };
         BiasFlag: {
             /** @enum {string} */

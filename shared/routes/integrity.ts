@@ -105,7 +105,9 @@ export const backupStatus = route({
   auth: ANY_CREDENTIAL,
   permissions: { main: 'read', ledger: 'read', immutable: 'read' },
   tag: 'Firm',
-  summary: 'Database and immutable copies compared: counts, latest record, random spot checks',
+  summary: 'Database and immutable copies compared: counts, latest record, spot checks',
+  description:
+    'Answers in a bounded number of reads whatever the ledger size: counts from the chain head, the last background reconciliation (reconciledAt, reconciliation) and the outbox for records appended since (pendingCopies); fresh byte-for-byte spot checks of the latest records and a few random ones.',
   request: {},
   responses: { 200: { description: 'Backup status', schema: BackupStatus } },
 });

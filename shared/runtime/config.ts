@@ -84,6 +84,8 @@ export const ENV = {
   firmWriteRatePerSecond: 'FIRM_WRITE_RATE_PER_S',
   /** With FIRM_WRITE_RATE_PER_S: the firm's bucket size (default: one second's worth, at least 1). */
   firmWriteBurst: 'FIRM_WRITE_BURST',
+  /** Age (hours) of a firm's last backup reconciliation before the scheduled run reconciles it again (issue 14). */
+  backupReconcileMaxAgeHours: 'RECONCILE_MAX_AGE_HOURS',
 } as const;
 
 /**

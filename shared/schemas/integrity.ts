@@ -129,5 +129,28 @@ export const BackupStatus = z
       z.object({ recordId: z.string().nullable(), sequenceNumber: z.number().int(), match: z.boolean() }),
     ),
     checkedAt: Timestamp,
+    reconciledAt: Timestamp.nullable().describe(
+      'When the background reconciliation last walked every row and immutable copy (null: not yet); the counts are its findings plus what was appended since',
+    ),
+    reconciliation: z
+      .object({
+        reconciledAt: Timestamp,
+        headSequence: z
+          .number()
+          .int()
+          .describe('The reconciliation checked sequence numbers 1..headSequence'),
+        missingRowCount: z
+          .number()
+          .int()
+          .describe('Positions without a database row (restores since are taken off)'),
+        missingCopyCount: z.number().int().describe('Positions without an immutable copy'),
+        missingRows: z.array(z.number().int()).describe('The first 100 of them, ascending'),
+        missingCopies: z.array(z.number().int()).describe('The first 100 of them, ascending'),
+      })
+      .nullable(),
+    pendingCopies: z
+      .number()
+      .int()
+      .describe('Records appended since the reconciliation whose immutable copy is not confirmed yet'),
   })
   .meta({ id: 'BackupStatus' });

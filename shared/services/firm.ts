@@ -9,14 +9,9 @@ import {
 import { ConflictError, NotFoundError, ValidationError } from '../errors.js';
 import { appendUnlessRaced } from '../ledger-writer/append.js';
 import type { Deps } from '../runtime/deps.js';
-import {
-  getFirm,
-  settingsUpdateItem,
-  updateSettings,
-  type FirmItem,
-  countItems,
-} from '../store/firm-store.js';
-import { SK_PREFIX } from '../store/keys.js';
+import { getFirm, settingsUpdateItem, updateSettings, type FirmItem } from '../store/firm-store.js';
+import { readCounterFamily } from '../store/counter-store.js';
+import { valueOf } from '../domain/counters/contributions.js';
 import { readHead } from '../store/ledger-store.js';
 import { LOST_RACE, retryOnLostRace } from '../store/lost-race.js';
 
@@ -88,11 +83,19 @@ export async function changeSettings(
   );
 }
 
+/**
+ * recordCount is the chain head's sequence number (records are gapless); certificateCount and jobCount are
+ * the counters kept with the certificate and job writes (issue 14): three small reads whatever the firm's age.
+ */
 export async function firmStats(deps: Deps, firmId: string) {
-  const [head, certificateCount, jobCount] = await Promise.all([
+  const [head, certificates, jobs] = await Promise.all([
     readHead(deps, firmId),
-    countItems(deps, deps.tables.main, firmId, SK_PREFIX.certificate),
-    countItems(deps, deps.tables.main, firmId, SK_PREFIX.job),
+    readCounterFamily(deps, firmId, 'certificates'),
+    readCounterFamily(deps, firmId, 'jobs'),
   ]);
-  return { recordCount: head.sequenceNumber, certificateCount, jobCount };
+  return {
+    recordCount: head.sequenceNumber,
+    certificateCount: valueOf(certificates.counters, 'certificates'),
+    jobCount: valueOf(jobs.counters, 'jobs', 'total'),
+  };
 }

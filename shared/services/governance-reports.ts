@@ -16,10 +16,9 @@ import {
   computeDrift,
   DRIFT_THRESHOLDS,
   MIN_DRIFT_JOBS,
-  summariseModels,
   weeklyTimeline,
-  type ModelUsageJob,
 } from '../domain/governance/models.js';
+import { modelsOf, modelSummaryOf, vulnerabilityCountsOf } from '../domain/counters/reports.js';
 import {
   DAY_MS,
   endOfUtcDay,
@@ -31,19 +30,19 @@ import {
 } from '../domain/governance/periods.js';
 import { sumCounters } from '../domain/governance/aggregates.js';
 import { effectiveSettings } from '../domain/firm/settings.js';
-import { declaredModel, VULNERABILITY_FLAGS } from '../domain/review/jobs.js';
 import { ConflictError, NotFoundError, ValidationError } from '../errors.js';
 import { isId } from '../ids.js';
 import type { Deps } from '../runtime/deps.js';
 import { getRecordById, readHead } from '../store/ledger-store.js';
-import { ledgerRecordsBounding, projectJobs, readPeriodCounters } from '../store/reporting-store.js';
+import { ledgerRecordsBounding, readPeriodCounters } from '../store/reporting-store.js';
+import { readCounterFamily } from '../store/counter-store.js';
+import { modelSeenRange, recentFlaggedJobIds } from '../store/job-marker-store.js';
 import { getJob, jobsByClientReference, type StoredJob } from '../store/review-job-store.js';
 import { presentJobDetail } from './review/job-views.js';
 import { getUser, listUsers } from '../store/user-store.js';
 import { loadFirm } from './firm.js';
 
 const iso = (ms: number) => new Date(ms).toISOString();
-const OPEN_STATUSES: readonly string[] = ['QUEUED', 'ASSIGNED', 'IN_REVIEW', 'ESCALATED'];
 
 /**
  * Resolves optional from/to query values (date-only rules of periods.ts) against defaults; 400 with details
@@ -64,22 +63,21 @@ export function resolvePeriod(
 
 // ---------------------------------------------------------------------------------------------- models
 
+/**
+ * Every provider/version seen on a job, from the `jobs` counters kept at submit, complete and cancel (one Query
+ * of the family's shards) and each model's first/last sighting (two Limit-1 queries of its markers): O(models).
+ */
 export async function modelSummaries(deps: Deps, firmId: string) {
-  const jobs = await projectJobs(deps, firmId, [
-    'aiContext.model',
-    'status',
-    'outcome',
-    'submittedAt',
-    'annotationCount',
-  ]);
-  return summariseModels(
-    jobs.map((job): ModelUsageJob => ({
-      status: job.status as string,
-      outcome: (job.outcome as string | null) ?? null,
-      submittedAt: job.submittedAt as string,
-      annotationCount: typeof job.annotationCount === 'number' ? job.annotationCount : 0,
-      model: declaredModel(job.aiContext),
-    })),
+  const { counters } = await readCounterFamily(deps, firmId, 'jobs');
+  return Promise.all(
+    modelsOf(counters).map(async (model) => {
+      const seen = await modelSeenRange(deps, firmId, model.provider, model.version);
+      // A model counted but without a marker (never, unless written outside the service): no sighting to show.
+      return modelSummaryOf(counters, model, {
+        firstSeenAt: seen.firstSeenAt ?? '',
+        lastSeenAt: seen.lastSeenAt ?? '',
+      });
+    }),
   );
 }
 
@@ -233,78 +231,46 @@ export async function consumerDutyReport(
 
 export const RECENT_FLAGGED_JOBS = 20;
 
+/**
+ * Counts from the `jobs` counters (one Query of the shards), the 20 most recently submitted flagged jobs from
+ * their markers (one Limit-20 query, then their items), and the firm's users: O(users + 20).
+ */
 export async function vulnerabilityReport(deps: Deps, firmId: string) {
-  const [jobs, users] = await Promise.all([
-    projectJobs(deps, firmId, [
-      'id',
-      'documentReference',
-      'documentType',
-      'status',
-      'priority',
-      'outcome',
-      'submittedAt',
-      'slaDeadline',
-      'completedAt',
-      'slaBreachedAt',
-      'assignedReviewerId',
-      'vulnerabilityFlags',
-      'requiresSeniorSignOff',
-    ]),
+  const [{ counters }, recentIds, users] = await Promise.all([
+    readCounterFamily(deps, firmId, 'jobs'),
+    recentFlaggedJobIds(deps, firmId, RECENT_FLAGGED_JOBS),
     listUsers(deps, firmId),
   ]);
-  const flagged = jobs.filter((job) => ((job.vulnerabilityFlags as string[] | undefined) ?? []).length > 0);
-  const completed = (job: Record<string, unknown>) =>
-    (COMPLETED_STATUSES as readonly string[]).includes(job.status as string) && job.outcome != null;
-  const flagBreakdown = VULNERABILITY_FLAGS.map((flag) => {
-    const withFlag = flagged.filter((job) => (job.vulnerabilityFlags as string[]).includes(flag));
-    const done = withFlag.filter(completed);
-    const rejected = done.filter((job) => job.outcome === 'REJECTED').length;
-    return {
-      flag,
-      totalJobs: withFlag.length,
-      openJobs: withFlag.filter((job) => OPEN_STATUSES.includes(job.status as string)).length,
-      completedJobs: done.length,
-      approved: done.filter((job) => job.outcome === 'APPROVED').length,
-      approvedWithModifications: done.filter((job) => job.outcome === 'APPROVED_WITH_MODIFICATIONS').length,
-      rejected,
-      rejectionRate: done.length > 0 ? rejected / done.length : null,
-    };
-  });
+  const recent = (await Promise.all(recentIds.map((id) => getJob(deps, firmId, id)))).filter(
+    (job): job is StoredJob => job !== null,
+  );
+  const counts = vulnerabilityCountsOf(counters);
   const active = users.filter((user) => user.deactivatedAt === null);
   return {
-    totalFlaggedJobs: flagged.length,
-    totalUnflaggedJobs: jobs.length - flagged.length,
-    flagBreakdown,
+    totalFlaggedJobs: counts.totalFlaggedJobs,
+    totalUnflaggedJobs: counts.totalUnflaggedJobs,
+    flagBreakdown: counts.flagBreakdown,
     specialistReviewerCount: active.filter((user) => user.specialistVulnerability).length,
     eligibleReviewerCount: active.filter(
       (user) => user.specialistVulnerability || user.role === 'LEAD_REVIEWER' || user.role === 'FIRM_ADMIN',
     ).length,
     totalReviewerCount: active.length,
-    awaitingSeniorSignOff: jobs.filter(
-      (job) => OPEN_STATUSES.includes(job.status as string) && job.requiresSeniorSignOff === true,
-    ).length,
-    recentFlaggedJobs: flagged
-      .sort((a, b) =>
-        a.submittedAt === b.submittedAt
-          ? (b.id as string).localeCompare(a.id as string)
-          : (b.submittedAt as string).localeCompare(a.submittedAt as string),
-      )
-      .slice(0, RECENT_FLAGGED_JOBS)
-      .map((job) => ({
-        id: job.id,
-        documentReference: job.documentReference,
-        documentType: job.documentType,
-        status: job.status,
-        priority: job.priority,
-        outcome: job.outcome ?? null,
-        vulnerabilityFlags: job.vulnerabilityFlags,
-        requiresSeniorSignOff: job.requiresSeniorSignOff,
-        assignedReviewerId: job.assignedReviewerId ?? null,
-        submittedAt: job.submittedAt,
-        slaDeadline: job.slaDeadline,
-        completedAt: job.completedAt ?? null,
-        slaBreachedAt: job.slaBreachedAt ?? null,
-      })),
+    awaitingSeniorSignOff: counts.awaitingSeniorSignOff,
+    recentFlaggedJobs: recent.map((job) => ({
+      id: job.id,
+      documentReference: job.documentReference,
+      documentType: job.documentType,
+      status: job.status,
+      priority: job.priority,
+      outcome: job.outcome ?? null,
+      vulnerabilityFlags: job.vulnerabilityFlags,
+      requiresSeniorSignOff: job.requiresSeniorSignOff,
+      assignedReviewerId: job.assignedReviewerId ?? null,
+      submittedAt: job.submittedAt,
+      slaDeadline: job.slaDeadline,
+      completedAt: job.completedAt ?? null,
+      slaBreachedAt: job.slaBreachedAt ?? null,
+    })),
   };
 }
 

@@ -2,7 +2,6 @@ import { actorOf, type Principal } from '../domain/auth/principal.js';
 import { actorSummary, userIdOf } from '../domain/governance/actors.js';
 import {
   canMoveIncident,
-  incidentStats,
   INITIAL_INCIDENT_STATUS,
   isFinal,
   remediationCompletedAt,
@@ -22,7 +21,6 @@ import {
   getIncidentWithRemediations,
   incidentOpenCheck,
   incidentPutItem,
-  listIncidentFacts,
   listRecentIncidents,
   remediationPutItem,
   type IncidentItem,
@@ -32,6 +30,8 @@ import {
 import { keys } from '../store/keys.js';
 import { getJob } from '../store/review-job-store.js';
 import { writeConditionally } from '../store/conditional-write.js';
+import { incidentCounterItems, readCounterFamily } from '../store/counter-store.js';
+import { incidentStatsOf } from '../domain/counters/reports.js';
 import { LOST_RACE, retryOnLostRace } from '../store/lost-race.js';
 import { versionedUpdateItem } from '../store/versioned-writes.js';
 
@@ -135,7 +135,12 @@ export async function logIncident(
         reportedAt: incident.reportedAt,
       },
     },
-    { with: [incidentPutItem(deps, incident)] },
+    {
+      with: [
+        incidentPutItem(deps, incident),
+        ...incidentCounterItems(deps, firmId, incident.id, null, incident),
+      ],
+    },
   );
   return presentIncident({ incident, remediations: [] });
 }
@@ -161,8 +166,10 @@ export async function listFirmIncidents(deps: Deps, firmId: string): Promise<Pub
     .map(presentIncident);
 }
 
+/** From the `incidents` counters kept with every incident write (one Query of the family's shards). */
 export async function firmIncidentStats(deps: Deps, firmId: string): Promise<IncidentStats> {
-  return incidentStats(await listIncidentFacts(deps, firmId), deps.clock.now());
+  const { counters } = await readCounterFamily(deps, firmId, 'incidents');
+  return incidentStatsOf(counters, deps.clock.now());
 }
 
 export interface IncidentUpdate {
@@ -205,8 +212,10 @@ export async function changeIncident(
         incident: { ...incident, ...change, version: incident.version + 1 },
         remediations: current.remediations,
       };
+      // The statistics' counters move with the incident, in the same transaction (issue 14).
+      const counted = incidentCounterItems(deps, incident.firmId, incident.id, incident, next.incident);
       if (!resolution.resolves) {
-        const outcome = await writeConditionally(deps, [item]);
+        const outcome = await writeConditionally(deps, [item, ...counted]);
         return outcome.status === 'committed' ? presentIncident(next) : LOST_RACE;
       }
       // LOST_RACE: the incident's version moved (re-read and decide again).
@@ -229,7 +238,7 @@ export async function changeIncident(
             resolvedAt: next.incident.resolvedAt,
           },
         },
-        [item],
+        [item, ...counted],
       );
       return record === LOST_RACE ? LOST_RACE : presentIncident(next);
     },

@@ -2,6 +2,7 @@ import { newId } from '../ids.js';
 import { isoNow } from '../ports/clock.js';
 import type { Deps } from '../runtime/deps.js';
 import { putApiKeyItems } from '../store/api-key-store.js';
+import { registryPutItem } from '../store/backup-store.js';
 import { writeNew } from '../store/conditional-write.js';
 import type { Plan } from '../domain/firm/plans.js';
 import { putFirmItem, type FirmItem } from '../store/firm-store.js';
@@ -52,7 +53,13 @@ export async function onboardFirm(deps: Deps, input: OnboardFirmInput) {
   const key = mintApiKey(deps, firm.id, 'default');
   await writeNew(
     deps,
-    [putFirmItem(deps, firm), ...putUserItems(deps, admin), ...putApiKeyItems(deps, key.item, key.keyHash)],
+    [
+      putFirmItem(deps, firm),
+      ...putUserItems(deps, admin),
+      ...putApiKeyItems(deps, key.item, key.keyHash),
+      // The scheduled backup reconciliation walks the registered firms.
+      registryPutItem(deps, firm.id),
+    ],
     `firm ${firm.id}`,
   );
   return { firm: presentFirm(firm), admin: presentUser(admin), apiKey: key.key };

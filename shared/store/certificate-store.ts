@@ -1,7 +1,8 @@
 import type { CertificateMetadata } from '../domain/certificates/content.js';
 import type { Deps } from '../runtime/deps.js';
 import { writeConditionally } from './conditional-write.js';
-import { send, withoutKeys } from './dynamo.js';
+import { certificateCounterItem } from './counter-store.js';
+import { queryAll, send, withoutKeys } from './dynamo.js';
 import { keys, SK_PREFIX } from './keys.js';
 import {
   certificateListAttributes,
@@ -83,7 +84,20 @@ export async function getReservation(
  * when the certificate was already saved (a repeated delivery that got this far).
  */
 export async function saveCertificate(deps: Deps, certificate: CertificateItem): Promise<boolean> {
-  const outcome = await writeConditionally(deps, [
+  // A conflict commits nothing: trying the same conditional items again is safe. Different certificates can
+  // meet on a counter shard, so a few attempts are made before the message is failed (and redelivered).
+  for (let attempt = 1; ; attempt++) {
+    const outcome = await saveOnce(deps, certificate);
+    if (outcome.status !== 'conflict') return outcome.status === 'committed';
+    if (attempt >= SAVE_ATTEMPTS)
+      throw new Error(`Saving certificate ${certificate.id} met a concurrent transaction`);
+  }
+}
+
+const SAVE_ATTEMPTS = 5;
+
+function saveOnce(deps: Deps, certificate: CertificateItem) {
+  return writeConditionally(deps, [
     {
       Put: {
         TableName: deps.tables.main,
@@ -106,11 +120,9 @@ export async function saveCertificate(deps: Deps, certificate: CertificateItem):
         ConditionExpression: 'attribute_not_exists(pk)',
       },
     },
+    // GET /v1/firm/me/stats counts it here, exactly once: only a save that commits adds (issue 14).
+    certificateCounterItem(deps, certificate.firmId, certificate.ledgerRecordId),
   ]);
-  // A concurrent save of the same certificate fails the message; its redelivery finds the certificate saved.
-  if (outcome.status === 'conflict')
-    throw new Error(`Saving certificate ${certificate.id} met a concurrent transaction`);
-  return outcome.status === 'committed';
 }
 
 export async function getCertificateForRecord(
@@ -185,4 +197,16 @@ export async function linkCertificate(
 /** The impact assessment item (`FIRM#<firmId>` / `IA#<assessmentId>`, owned by the governance area). */
 export function impactAssessmentKey(firmId: string, assessmentId: string): { pk: string; sk: string } {
   return { pk: keys.firmPk(firmId), sk: `IA#${assessmentId}` };
+}
+
+/** The ledger record ids of the firm's certificates (keys only; for the counters' recount). */
+export async function certificateRecordIds(deps: Deps, firmId: string): Promise<string[]> {
+  const items = await queryAll(deps.db, {
+    TableName: deps.tables.main,
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+    ExpressionAttributeValues: { ':pk': keys.firmPk(firmId), ':prefix': SK_PREFIX.certificate },
+    ProjectionExpression: 'sk',
+    ConsistentRead: true,
+  });
+  return items.map((item) => String(item.sk).slice(SK_PREFIX.certificate.length));
 }

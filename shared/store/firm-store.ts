@@ -71,3 +71,24 @@ export async function countItems(deps: Deps, table: string, firmId: string, pref
     ExpressionAttributeValues: { ':pk': keys.firmPk(firmId), ':prefix': prefix },
   });
 }
+
+/**
+ * Every firm's id, sorted. A Scan of the main table filtered on the firm items: O(table), for operator
+ * backfills only (`ledgerctl backfill counters` without --firm), never for a request.
+ */
+export async function scanFirmIds(deps: Deps): Promise<string[]> {
+  const ids: string[] = [];
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await send(deps.db, 'Scan', {
+      TableName: deps.tables.main,
+      FilterExpression: 'sk = :firm AND begins_with(pk, :prefix)',
+      ExpressionAttributeValues: { ':firm': 'FIRM', ':prefix': 'FIRM#' },
+      ProjectionExpression: 'pk',
+      ExclusiveStartKey: startKey,
+    });
+    for (const item of page.Items ?? []) ids.push(String(item.pk).slice('FIRM#'.length));
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
+  return ids.sort();
+}

@@ -159,9 +159,13 @@ export async function listRecentIncidents(
 }
 
 /** The fields the statistics need, of every incident of the firm. */
-export async function listIncidentFacts(deps: Deps, firmId: string): Promise<IncidentFacts[]> {
+export async function listIncidentFacts(
+  deps: Deps,
+  firmId: string,
+): Promise<(IncidentFacts & { id: string })[]> {
   const items = await queryAll(deps.db, {
     TableName: deps.tables.main,
+    ConsistentRead: true,
     KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
     ExpressionAttributeValues: { ':pk': keys.firmPk(firmId), ':prefix': SK_PREFIX.incident },
     ProjectionExpression: 'sk, severity, category, #status, reportedAt, resolvedAt',
@@ -170,6 +174,7 @@ export async function listIncidentFacts(deps: Deps, firmId: string): Promise<Inc
   return items
     .filter((item) => !isRemediationKey(item.sk))
     .map((item) => ({
+      id: String(item.sk).slice(SK_PREFIX.incident.length),
       severity: item.severity as IncidentSeverity,
       category: item.category as IncidentCategory,
       status: item.status as IncidentStatus,

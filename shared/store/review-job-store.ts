@@ -309,3 +309,19 @@ function expectationCondition(expect: JobExpectation, values: Record<string, unk
 function nonEmpty<T>(entries: [string, T][]): Record<string, T> | undefined {
   return entries.length ? Object.fromEntries(entries) : undefined;
 }
+
+/** The firm's jobs one Query page at a time (for recounts and backfills, which must not hold them all). */
+export async function* jobPages(deps: Deps, firmId: string): AsyncGenerator<StoredJob[]> {
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await send(deps.db, 'Query', {
+      TableName: deps.tables.main,
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+      ExpressionAttributeValues: { ':pk': keys.firmPk(firmId), ':prefix': SK_PREFIX.job },
+      ConsistentRead: true,
+      ExclusiveStartKey: startKey,
+    });
+    yield (page.Items ?? []).map((item) => withoutKeys(item, SWEEP_ATTRIBUTES) as unknown as StoredJob);
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
+}

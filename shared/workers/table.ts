@@ -49,6 +49,9 @@ export const VERIFICATION_PERMISSIONS: Permissions = {
   queues: ['integrity-verify'],
 };
 
+/** The backup reconciliation's Lambda timeout; a run stops starting firms a minute before it. */
+export const BACKUP_RECONCILE_TIMEOUT_SECONDS = 900;
+
 /**
  * The queue and schedule consumers. Like the route table, this one list drives the CDK stack (SQS queue with
  * dead-letter queue and event source mapping, or EventBridge schedule) and the embedded stack (local queue
@@ -171,5 +174,15 @@ export const WORKERS: readonly WorkerDef[] = [
     permissions: { main: 'write', ledger: 'read', certificates: 'write', publicKey: true },
     timeoutSeconds: 60,
     needsPublicBaseUrl: true,
+  },
+  {
+    name: 'backup-reconcile',
+    handler: 'functions/workers/backup-reconcile',
+    description:
+      "Recounts each firm's ledger rows and immutable copies in the background, for the backup status",
+    // Every 30 minutes; a firm is reconciled once its last reconciliation is older than RECONCILE_MAX_AGE_HOURS.
+    trigger: { kind: 'schedule', everyMinutes: 30, localIntervalEnv: 'RECONCILE_INTERVAL_SECONDS' },
+    permissions: { main: 'write', ledger: 'read', immutable: 'read' },
+    timeoutSeconds: BACKUP_RECONCILE_TIMEOUT_SECONDS,
   },
 ];

@@ -351,4 +351,18 @@ describe('least privilege', () => {
       'sqs:SendMessage',
     ]);
   });
+
+  it('lets the backup reconciliation read the ledger and list the immutable copies, writing only the main table (issue 14)', () => {
+    const reconcile = new Map(everyFunction().map((f) => [f.name, f.statements])).get('backup-reconcile')!;
+    const onLedger = allowedOn(reconcile, ids.ledger);
+    expect(onLedger).toContain('dynamodb:Query');
+    for (const action of ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'])
+      expect(onLedger).not.toContain(action);
+    expect(withoutTracing(allowedOn(reconcile, ids.immutable))).toEqual(['s3:GetObject', 's3:ListBucket']);
+    expect([...allowedOn(reconcile, ids.main)]).toEqual(
+      expect.arrayContaining(['dynamodb:PutItem', 'dynamodb:Query']),
+    );
+    for (const action of ['kms:Sign', 'sqs:SendMessage'])
+      expect(allowedActions(reconcile)).not.toContain(action);
+  });
 });

@@ -111,6 +111,17 @@ describe('workers', () => {
     });
   });
 
+  it('reconciles backups every 30 minutes, one run at a time, within the longest Lambda timeout (issue 14)', () => {
+    const worker = scheduleWorkers.find((w) => w.name === 'backup-reconcile')!;
+    const functionId = functionIdByDescription(template, worker.description);
+    const fn = lambdaFunction(template, functionId);
+    expect(fn.Properties).toMatchObject({ Timeout: 900, ReservedConcurrentExecutions: 1 });
+    template.hasResourceProperties('AWS::Events::Rule', {
+      ScheduleExpression: 'rate(30 minutes)',
+      Targets: [Match.objectLike({ Arn: { 'Fn::GetAtt': [functionId, 'Arn'] } })],
+    });
+  });
+
   it('refuses a queue whose visibility timeout is shorter than its worker', () => {
     const [worker] = queueWorkers;
     const tooShort = {

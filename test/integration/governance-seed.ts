@@ -6,6 +6,7 @@ import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { JobOutcome } from '../../shared/domain/review/jobs.js';
 import { newId } from '../../shared/ids.js';
 import { jobRow, type ReviewJobItem } from '../../shared/store/review-job-store.js';
+import { recountFirmCounters } from '../../shared/services/firm-counters.js';
 import { seedCompletedJobs } from '../../shared/services/reporting.js';
 import { stackDeps } from './helpers.js';
 
@@ -63,6 +64,8 @@ export function jobItem(firmId: string, seed: SeedJob): ReviewJobItem {
 export async function seedJobs(firmId: string, seeds: readonly SeedJob[]): Promise<ReviewJobItem[]> {
   const jobs = seeds.map((seed) => jobItem(firmId, seed));
   await seedCompletedJobs(stackDeps(), firmId, jobs);
+  // Written outside the services, like migrated data: the counters' backfill makes them count (issue 14).
+  await recountFirmCounters(stackDeps(), firmId);
   return jobs;
 }
 
@@ -70,6 +73,7 @@ export async function seedJobs(firmId: string, seeds: readonly SeedJob[]): Promi
 export async function putJobOnly(job: ReviewJobItem): Promise<void> {
   const deps = stackDeps();
   await deps.db.send(new PutCommand({ TableName: deps.tables.main, Item: jobRow(job) }));
+  await recountFirmCounters(deps, job.firmId);
 }
 
 /** n seeds: `rejected` REJECTED, `modified` APPROVED_WITH_MODIFICATIONS, the rest APPROVED. */

@@ -11,6 +11,7 @@ import {
 } from '../../shared/ledger/hashing.js';
 import type { LedgerRecord } from '../../shared/ledger/record.js';
 import type { Deps } from '../../shared/runtime/deps.js';
+import { reconcileBackup } from '../../shared/services/integrity/backup-reconcile.js';
 import { resolveSequence } from '../../shared/services/integrity/record-locator.js';
 import { immutableRecordKey } from '../../shared/store/immutable-layout.js';
 import { keys } from '../../shared/store/keys.js';
@@ -181,12 +182,17 @@ describe('tampering is detected, explained and repaired', () => {
     await deps.db.send(new DeleteCommand({ TableName: table, Key: keys.ledgerRecord(firm.firmId, 5) }));
     const detected = await verify(firm);
     expect(codesBySequence(detected.result)).toEqual({ 5: ['MISSING_RECORD'] });
+    // The backup status counts from the last background reconciliation (issue 14): run it, as the scheduled
+    // backup-reconcile worker would.
+    await reconcileBackup(deps, firm.firmId);
     expect((await api('GET', '/v1/firm/me/backup-status', { key: firm.key })).body).toMatchObject({
       healthy: false,
       countsMatch: false,
       // 8 records and two CHAIN_VERIFIED, one row deleted.
       database: { count: 9 },
       immutableStorage: { count: 10 },
+      reconciledAt: expect.any(String),
+      reconciliation: { headSequence: 10, missingRowCount: 1, missingRows: [5], missingCopyCount: 0 },
     });
 
     const { status, body: missing } = await api('GET', '/v1/ledger/integrity/missing/5', { key: firm.key });

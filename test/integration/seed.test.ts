@@ -159,6 +159,11 @@ describe('ledgerctl seed', () => {
     const modelJobs = (models.body as { jobCount: number }[]).reduce((n, m) => n + m.jobCount, 0);
     expect(modelJobs).toBeGreaterThan(0);
     expect(modelJobs).toBeLessThanOrEqual(JOBS);
+    // Counters (recounted by seed from the items it wrote) answer the registry and the vulnerability report.
+    const vulnerability = await api('GET', '/v1/vulnerability', { key: firm.key });
+    expect(vulnerability.body.totalFlaggedJobs + vulnerability.body.totalUnflaggedJobs).toBe(JOBS);
+    const incidentStats = await api('GET', '/v1/incidents/stats', { key: firm.key });
+    expect(incidentStats.body.total).toBe(summary.incidents);
 
     const certificates = await api('GET', '/v1/ledger/certificates', { key: firm.key });
     expect(certificates.body).toHaveLength(summary.certificates);

@@ -1,37 +1,68 @@
-/** Backup status: the database against the immutable store (counts, latest record, random spot checks). */
+/**
+ * Backup status (issue 14, part 2): the database against the immutable store without reading either whole.
+ * Counts come from the chain head (records committed: sequence numbers are gapless), the last background
+ * reconciliation (positions it found without a row or a copy; a restore takes its row off in its own
+ * transaction), and the outbox for records appended since (an entry is cleared only once its copy is written,
+ * so an absent entry is a confirmed copy; the few present are checked against the store). Plus fresh spot
+ * checks: the latest records and a few random ones, byte for byte. O(1) reads whatever the ledger's size.
+ */
 import { canonicalOrNull } from '../../domain/integrity/record-diff.js';
 import { isoNow } from '../../ports/clock.js';
 import type { Deps } from '../../runtime/deps.js';
-import { immutableFirmPrefix, parseImmutableRecordKey } from '../../store/immutable-layout.js';
-import { countRecordRows, getRecordBySequence, readHead } from '../../store/ledger-store.js';
+import { getReconciliation } from '../../store/backup-store.js';
+import { pendingOutboxSequences } from '../../store/ledger-presence.js';
+import { getRecordBySequence, readHead } from '../../store/ledger-store.js';
 import { copyAtSequence } from './immutable-copy.js';
 
-const SPOT_CHECKS = 5;
+/** The latest records checked on every call (the head and the ones before it). */
+const LATEST_CHECKS = 3;
+/** Random older records checked on every call. */
+const RANDOM_CHECKS = 2;
+/** Pending outbox entries looked at (each one's copy is checked); more are counted as not copied. */
+const PENDING_CHECKS = 50;
 
-/** Database against immutable store: counts, the latest record, and byte-for-byte spot checks of random records. */
-export async function backupStatus(deps: Deps, firmId: string) {
-  const [head, databaseCount] = await Promise.all([readHead(deps, firmId), countRecordRows(deps, firmId)]);
-  let immutableCount = 0;
-  for await (const key of deps.objects.list('immutable', immutableFirmPrefix(firmId))) {
-    if (parseImmutableRecordKey(key)) immutableCount += 1;
-  }
+function spotCheckPicks(head: number): number[] {
   const picks = new Set<number>();
-  while (picks.size < Math.min(SPOT_CHECKS, head.sequenceNumber))
-    picks.add(1 + Math.floor(Math.random() * head.sequenceNumber));
+  for (let n = head; n > 0 && n > head - LATEST_CHECKS; n--) picks.add(n);
+  const older = head - LATEST_CHECKS;
+  while (older > 0 && picks.size < Math.min(LATEST_CHECKS + RANDOM_CHECKS, head))
+    picks.add(1 + Math.floor(Math.random() * older));
+  return [...picks].sort((a, b) => a - b);
+}
+
+export async function backupStatus(deps: Deps, firmId: string) {
+  const [head, reconciliation] = await Promise.all([readHead(deps, firmId), getReconciliation(deps, firmId)]);
+  const since = reconciliation?.headSequence ?? 0;
+  const pending = await pendingOutboxSequences(deps, firmId, since, PENDING_CHECKS + 1);
+  // An entry whose copy is already written is a batch being cleared right now: its copy counts.
+  const looked = await Promise.all(
+    pending
+      .slice(0, PENDING_CHECKS)
+      .map(async (n) => (await copyAtSequence(deps, firmId, n).catch(() => null)) !== null),
+  );
+  const pendingCopies =
+    looked.filter((copied) => !copied).length + Math.max(0, pending.length - PENDING_CHECKS);
+  const missingRows = reconciliation
+    ? reconciliation.missingRows.length + reconciliation.missingRowsBeyondCap
+    : 0;
+  const missingCopies = reconciliation
+    ? reconciliation.missingCopies.length + reconciliation.missingCopiesBeyondCap
+    : 0;
+  const databaseCount = head.sequenceNumber - missingRows;
+  const immutableCount = head.sequenceNumber - missingCopies - pendingCopies;
+
   const spotChecks = await Promise.all(
-    [...picks]
-      .sort((a, b) => a - b)
-      .map(async (sequenceNumber) => {
-        const [row, copy] = await Promise.all([
-          getRecordBySequence(deps, firmId, sequenceNumber),
-          copyAtSequence(deps, firmId, sequenceNumber).catch(() => null),
-        ]);
-        return {
-          recordId: copy?.record.id ?? row?.id ?? null,
-          sequenceNumber,
-          match: row !== null && copy !== null && canonicalOrNull(row) === copy.bytes,
-        };
-      }),
+    spotCheckPicks(head.sequenceNumber).map(async (sequenceNumber) => {
+      const [row, copy] = await Promise.all([
+        getRecordBySequence(deps, firmId, sequenceNumber),
+        copyAtSequence(deps, firmId, sequenceNumber).catch(() => null),
+      ]);
+      return {
+        recordId: copy?.record.id ?? row?.id ?? null,
+        sequenceNumber,
+        match: row !== null && copy !== null && canonicalOrNull(row) === copy.bytes,
+      };
+    }),
   );
   const countsMatch = databaseCount === immutableCount;
   return {
@@ -43,5 +74,18 @@ export async function backupStatus(deps: Deps, firmId: string) {
       head.sequenceNumber > 0 ? { sequenceNumber: head.sequenceNumber, timestamp: head.timestamp } : null,
     spotChecks,
     checkedAt: isoNow(deps.clock),
+    reconciledAt: reconciliation?.reconciledAt ?? null,
+    reconciliation: reconciliation && {
+      reconciledAt: reconciliation.reconciledAt,
+      headSequence: reconciliation.headSequence,
+      missingRowCount: missingRows,
+      missingCopyCount: reconciliation.missingCopies.length + reconciliation.missingCopiesBeyondCap,
+      missingRows: reconciliation.missingRows.slice(0, SHOWN_MISSING),
+      missingCopies: reconciliation.missingCopies.slice(0, SHOWN_MISSING),
+    },
+    pendingCopies,
   };
 }
+
+/** Missing sequence numbers listed in the answer (the counts are complete). */
+const SHOWN_MISSING = 100;

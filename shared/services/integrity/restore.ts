@@ -7,6 +7,7 @@ import { appendUnlessRaced } from '../../ledger-writer/append.js';
 import { canonicalJson } from '../../ledger/hashing.js';
 import { isoNow } from '../../ports/clock.js';
 import type { Deps } from '../../runtime/deps.js';
+import { markRowRestored } from '../../store/backup-store.js';
 import { restoreMarkerItem } from '../../store/integrity-store.js';
 import { restoreRowItem } from '../../store/ledger-writes.js';
 import { LOST_RACE } from '../../store/lost-race.js';
@@ -81,6 +82,9 @@ export async function restoreRecord(deps: Deps, principal: Principal, recordId: 
   );
   if (repair === LOST_RACE)
     return { ...unchanged, message: 'A concurrent restore already repaired this damage' };
+  // The reinserted row is no longer missing for the backup status (idempotent; should this step be lost, the
+  // next background reconciliation finds the row anyway).
+  if (!database) await markRowRestored(deps, principal.firmId, sequenceNumber);
   return {
     restored: true,
     action,

@@ -18,6 +18,7 @@ import { appendRecord, appendUnlessRaced } from '../../ledger-writer/append.js';
 import { isoNow } from '../../ports/clock.js';
 import type { Deps } from '../../runtime/deps.js';
 import { LOST_RACE, retryOnLostRace, type LostRace } from '../../store/lost-race.js';
+import { jobCounterItems } from '../../store/counter-store.js';
 import { jobUpdateItem, type StoredJob } from '../../store/review-job-store.js';
 import { getReviewer, reviewerReleaseItem } from '../../store/reviewer-store.js';
 import { findDocumentType } from '../document-types.js';
@@ -189,6 +190,12 @@ async function finishOnce(deps: Deps, firmId: string, jobId: string): Promise<St
           pendingCompletion: null,
         },
         sweep: 'leave',
+      }),
+      ...jobCounterItems(deps, firmId, job.id, job, {
+        ...job,
+        status: OUTCOME_STATUS[pending.outcome],
+        outcome: pending.outcome,
+        annotationCount: pending.annotationCount,
       }),
       ...(release && reviewer
         ? [

@@ -11,6 +11,7 @@ import { isoNow } from '../../ports/clock.js';
 import type { Deps } from '../../runtime/deps.js';
 import { writeConditionally, type TransactItem } from '../../store/conditional-write.js';
 import { LOST_RACE, retryOnLostRace } from '../../store/lost-race.js';
+import { jobCounterItems } from '../../store/counter-store.js';
 import { jobUpdateItem, type StoredJob } from '../../store/review-job-store.js';
 import { waitingDeleteItem, waitingOf, waitingPutItem } from '../../store/review-queue-store.js';
 import { getReviewer, reviewerClaimItem, reviewerReleaseItem } from '../../store/reviewer-store.js';
@@ -141,6 +142,7 @@ async function cancelItems(deps: Deps, job: StoredJob): Promise<TransactItem[]> 
       sweep: 'leave',
       action: { action: 'CANCELLED', at: now, role: 'SUBMITTER', reviewerId: job.assignedReviewerId },
     }),
+    ...jobCounterItems(deps, job.firmId, job.id, job, { ...job, status: 'CANCELLED' }),
   ];
   if (job.status === 'QUEUED') items.push(waitingDeleteItem(deps, 'queue', job.firmId, waitingOf(job)));
   if (job.status === 'ESCALATED')

@@ -36,6 +36,8 @@ import {
   type StoredJob,
 } from '../../store/review-job-store.js';
 import { waitingPutItem } from '../../store/review-queue-store.js';
+import { jobCounterItems } from '../../store/counter-store.js';
+import { jobMarkerPutItems } from '../../store/job-marker-store.js';
 import { findDocumentType } from '../document-types.js';
 import { loadFirm } from '../firm.js';
 import { presentJob } from './job-views.js';
@@ -167,6 +169,9 @@ export async function submitJob(
         jobPutItem(deps, job),
         uploadUsedPutItem(deps, firm.id, keyHash, jobId, submittedAt),
         waitingPutItem(deps, 'queue', job),
+        // Counters and markers of the model registry and vulnerability report (issue 14), with the job.
+        ...jobCounterItems(deps, firm.id, jobId, null, job),
+        ...jobMarkerPutItems(deps, job),
       ],
       // The job (its id is the upload's) or the upload's marker exists: the upload was submitted already.
       onConflict: () => usedError(),

@@ -22,6 +22,8 @@ import { certificateListAttributes } from '../../store/list-attributes.js';
 import { keys } from '../../store/keys.js';
 import { readHead } from '../../store/ledger-store.js';
 import { seedAggregateItems } from '../../store/reporting-store.js';
+import { registerFirm } from '../../store/backup-store.js';
+import { recountFirmCounters } from '../firm-counters.js';
 import { jobRow } from '../../store/review-job-store.js';
 import { headItem, recordItem } from '../../store/ledger-writes.js';
 import { getUserByEmail, listUsers, putUserItems, type UserItem } from '../../store/user-store.js';
@@ -33,7 +35,8 @@ import { MIN_OTHER_RECORDS, planHistory, RECORDS_PER_JOB } from './history.js';
  * sealed by the real code (shared/ledger/seal.ts: JCS hash, chain hash, signature by the key whose window holds
  * each timestamp), stored by the store's own row builder, with their immutable copies; the head; completed
  * jobs as seedCompletedJobs writes them, with their reporting facts and buckets (seedAggregateItems);
- * certificates; incidents; the reviewers.
+ * certificates; incidents; the reviewers; then the firm counters and job markers (recountFirmCounters, as
+ * `ledgerctl backfill counters` does) and the firm's backup-registry entry.
  *
  * Order of the writes: every hash is computed first (cheap, sequential), then the head moves to the last seeded
  * record in one conditional write (so a concurrent append fails fast, or lands after the seeded range, never
@@ -260,9 +263,14 @@ export async function seedFirm(deps: Deps, options: SeedFirmOptions): Promise<Se
   await writer.put(deps.tables.main, await seedAggregateItems(deps, firmId, facts));
   await writer.flush();
   phase('certificates+incidents+jobs');
+  // The firm counters (stats, models, vulnerability, incident stats) and job markers, from the items just
+  // written, as `ledgerctl backfill counters` does; and the firm's entry in the backup reconciliation registry.
+  const recount = await recountFirmCounters(deps, firmId);
+  await registerFirm(deps, firmId);
+  phase('counters');
 
   const ledgerItems = writer.written[deps.tables.ledger] ?? 0;
-  const mainItems = writer.written[deps.tables.main] ?? 0;
+  const mainItems = (writer.written[deps.tables.main] ?? 0) + recount.markers;
   const total = ledgerItems + mainItems + 1; // + the head
   const seconds = (performance.now() - started) / 1000;
   return {
