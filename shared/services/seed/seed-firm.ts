@@ -219,9 +219,10 @@ export async function seedFirm(deps: Deps, options: SeedFirmOptions): Promise<Se
   phase('records');
 
   // Certificates, incidents, then the jobs with their facts and buckets.
+  const jobOfCertificate = new Map(plan.jobs.map((job) => [job.certificateId, job]));
   const certificates: CertificateItem[] = plan.certificates.map((c) => {
     const record = certified.get(c.certified + offset)!;
-    const job = plan.jobs.find((j) => j.certificateId === c.id) ?? null;
+    const job = jobOfCertificate.get(c.id) ?? null;
     return {
       id: c.id,
       ledgerRecordId: record.id,
