@@ -1060,7 +1060,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The 200 most recent incidents, newest first, with remediations and reporter */
+        /**
+         * The most recent incidents (200 by default), newest first, with remediations and reporter
+         * @description At most limit incidents (1 to 200, default 200). When more follow, the answer has a header `Link: <same path and query with cursor=...>; rel="next"` (RFC 8288); request that URL for the next, older incidents. A cursor is bound to the firm and the query (400 otherwise).
+         */
         get: operations["listIncidents"];
         put?: never;
         /**
@@ -8269,8 +8272,6 @@ export interface operations {
                 page?: number;
                 /** @description Items per page, 1 to 100 */
                 pageSize?: number;
-                /** @description pagination.nextCursor (or the Link rel="next" cursor) of the previous page, as returned; when given, page is ignored. Page numbers skip at most 1,000 items: use the cursor for deeper pages */
-                cursor?: string;
             };
             header?: never;
             path?: never;
@@ -8350,8 +8351,6 @@ export interface operations {
                 page?: number;
                 /** @description Items per page, 1 to 100 */
                 pageSize?: number;
-                /** @description pagination.nextCursor (or the Link rel="next" cursor) of the previous page, as returned; when given, page is ignored. Page numbers skip at most 1,000 items: use the cursor for deeper pages */
-                cursor?: string;
             };
             header?: never;
             path?: never;
@@ -9475,7 +9474,12 @@ export interface operations {
     };
     listIncidents: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Most incidents returned, 1 to 200 (default 200) */
+                limit?: number;
+                /** @description pagination.nextCursor (or the Link rel="next" cursor) of the previous page, as returned; when given, page is ignored. Page numbers skip at most 1,000 items: use the cursor for deeper pages */
+                cursor?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -9489,6 +9493,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Incident"][];
+                };
+            };
+            /** @description Invalid request (details lists the offending fields) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid credential */

@@ -1,8 +1,8 @@
 import { defineHandler } from '../../shared/http/handler.js';
-import { ok } from '../../shared/http/response.js';
+import { arrayAnswer } from '../../shared/http/link.js';
 import * as incidents from '../../shared/routes/incidents.js';
 import { listFirmIncidents } from '../../shared/services/incidents.js';
 
-export const handler = defineHandler(incidents.listIncidents, async ({ deps, principal }) =>
-  ok(await listFirmIncidents(deps, principal.firmId)),
+export const handler = defineHandler(incidents.listIncidents, async ({ deps, principal, query, event }) =>
+  arrayAnswer(event, await listFirmIncidents(deps, principal.firmId, query)),
 );

@@ -3,6 +3,7 @@ import {
   CreateIncidentBody,
   CreateRemediationBody,
   Incident,
+  IncidentListQuery,
   IncidentParams,
   IncidentStats,
   Remediation,
@@ -22,8 +23,9 @@ export const listIncidents = route({
   auth: ANY_CREDENTIAL,
   permissions: { main: 'read' },
   tag: 'Governance',
-  summary: 'The 200 most recent incidents, newest first, with remediations and reporter',
-  request: {},
+  summary: 'The most recent incidents (200 by default), newest first, with remediations and reporter',
+  description: `At most limit incidents (1 to 200, default 200). When more follow, the answer has a header \`Link: <same path and query with cursor=...>; rel="next"\` (RFC 8288); request that URL for the next, older incidents. A cursor is bound to the firm and the query (400 otherwise).`,
+  request: { query: IncidentListQuery },
   responses: { 200: { description: 'Incidents', schema: z.array(Incident) } },
 });
 

@@ -56,7 +56,7 @@ export const Pagination = z
 export const MAX_PAGE_SIZE = 100;
 
 /** The opaque position of a next page (issue 14): bound to the firm and the query; tampered or foreign: 400. */
-const Cursor = z.string().min(1).max(2048).optional().meta({
+export const Cursor = z.string().min(1).max(2048).optional().meta({
   description:
     'pagination.nextCursor (or the Link rel="next" cursor) of the previous page, as returned; when given, page is ignored. Page numbers skip at most 1,000 items: use the cursor for deeper pages',
 });

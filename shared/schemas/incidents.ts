@@ -6,7 +6,7 @@ import {
   REMEDIATION_STATUSES,
   type IncidentCategory,
 } from '../domain/governance/incidents.js';
-import { Timestamp } from './common.js';
+import { Cursor, Timestamp } from './common.js';
 import { ActorSummary } from './governance-actors.js';
 import { uniqueArray } from './unique-items.js';
 import { StorableJsonObject, WellFormedString } from './storable-json.js';
@@ -111,6 +111,21 @@ export const Incident = z
     reportedBy: ActorSummary.nullable(),
   })
   .meta({ id: 'Incident' });
+
+/** GET /v1/incidents: the most recent `limit` incidents (issue 14: bounded, the rest by Link rel="next"). */
+export const INCIDENT_LIST_LIMIT = 200;
+export const IncidentListQuery = z.object({
+  limit: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(INCIDENT_LIST_LIMIT)
+    .default(INCIDENT_LIST_LIMIT)
+    .meta({
+      description: `Most incidents returned, 1 to ${INCIDENT_LIST_LIMIT} (default ${INCIDENT_LIST_LIMIT})`,
+    }),
+  cursor: Cursor,
+});
 
 export const IncidentStats = z
   .object({

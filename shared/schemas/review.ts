@@ -160,7 +160,8 @@ export const ListJobsQuery = PageQuery.extend({
 
 export const ReviewJobPage = paged(ReviewJob, 'ReviewJobPage');
 
-export const ReviewQueueQuery = PageQuery;
+/** The reviewer's queue is bounded by open work (active job, open escalations): page numbers, no cursor. */
+export const ReviewQueueQuery = PageQuery.omit({ cursor: true });
 export const ReviewQueuePage = paged(ReviewJob, 'ReviewQueuePage');
 
 const ChecklistAnswer = z

@@ -1,4 +1,5 @@
 import { actorOf, type Principal } from '../domain/auth/principal.js';
+import { encodeCursor } from '../domain/pagination/cursor.js';
 import { actorSummary, userIdOf } from '../domain/governance/actors.js';
 import {
   canMoveIncident,
@@ -34,9 +35,8 @@ import { incidentCounterItems, readCounterFamily } from '../store/counter-store.
 import { incidentStatsOf } from '../domain/counters/reports.js';
 import { LOST_RACE, retryOnLostRace } from '../store/lost-race.js';
 import { versionedUpdateItem } from '../store/versioned-writes.js';
+import { listStart, type ArraySlice } from './pages.js';
 
-/** GET /v1/incidents answers the 200 most recent incidents. */
-export const INCIDENT_LIST_LIMIT = 200;
 const ATTEMPTS = 5;
 
 export function presentRemediation(item: RemediationItem) {
@@ -155,15 +155,29 @@ export async function getFirmIncident(deps: Deps, firmId: string, id: string): P
   return presentIncident(await load(deps, firmId, id));
 }
 
-/** The 200 most recent incidents, newest first (reportedAt, then id), each with remediations and reporter. */
-export async function listFirmIncidents(deps: Deps, firmId: string): Promise<PublicIncident[]> {
-  return (await listRecentIncidents(deps, firmId, INCIDENT_LIST_LIMIT))
+/**
+ * Up to `limit` (default 200) of the most recent incidents, newest first (reportedAt, then id), each with
+ * remediations and reporter, from the request's cursor (issue 14: O(limit), the rest by Link rel="next").
+ */
+export async function listFirmIncidents(
+  deps: Deps,
+  firmId: string,
+  request: { limit: number; cursor?: string | undefined },
+): Promise<ArraySlice<PublicIncident>> {
+  const scope = { firmId, query: { list: 'incidents', limit: request.limit } };
+  const start = listStart(scope, { page: 1, pageSize: request.limit, cursor: request.cursor });
+  const { incidents, next } = await listRecentIncidents(deps, firmId, request.limit, start.startKey);
+  const nextCursor = next
+    ? encodeCursor(scope, { page: start.page + 1, offset: start.offset + incidents.length, key: next })
+    : null;
+  const items = incidents
     .sort(
       (a, b) =>
         b.incident.reportedAt.localeCompare(a.incident.reportedAt) ||
         b.incident.id.localeCompare(a.incident.id),
     )
     .map(presentIncident);
+  return { items, nextCursor };
 }
 
 /** From the `incidents` counters kept with every incident write (one Query of the family's shards). */

@@ -1,6 +1,5 @@
-import type { CursorScope } from '../domain/pagination/cursor.js';
-import { ValidationError } from '../errors.js';
-import { NotFoundError } from '../errors.js';
+import { encodeCursor, type CursorScope } from '../domain/pagination/cursor.js';
+import { NotFoundError, ValidationError } from '../errors.js';
 import type { LedgerRecord } from '../ledger/record.js';
 import type { Deps } from '../runtime/deps.js';
 import { padSequence, SK_PREFIX } from '../store/keys.js';
@@ -13,7 +12,6 @@ import {
 } from '../store/ledger-store.js';
 import { recordListQuery, recordOfRow } from '../store/record-list-store.js';
 import { asPage, FILTER_READ_FACTOR, listStart, pageOf, readList, type Page } from './pages.js';
-import { encodeCursor } from '../domain/pagination/cursor.js';
 
 export interface ListRecordsInput extends RecordFilter {
   page: number;

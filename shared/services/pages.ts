@@ -88,10 +88,15 @@ export interface ListRead<T> {
   nextCursor: string | null;
 }
 
+/** Pages a page number may skip on a list with a read budget (each skipped page is one budgeted read). */
+export const MAX_FILTERED_PAGE_SKIP = 10;
+
 /**
  * Reads the page a request asks for from `query` (built by a store), each item presented by `present`:
- * O(pageSize) items by cursor; a page number first skips at most MAX_PAGE_OFFSET items. `budget` (items read
- * per request) is for queries with a FilterExpression: they may return short pages, each with a cursor.
+ * O(pageSize) items by cursor. A page number first skips its predecessors: at most MAX_PAGE_OFFSET items, read
+ * in chunks. `budget` (items read per request) is for queries with a FilterExpression: their pages may be short,
+ * so page N is the N-th page of the cursor walk (the same answer as following nextCursor N − 1 times), and a
+ * page number may skip at most MAX_FILTERED_PAGE_SKIP such pages.
  */
 export async function readList<T>(
   deps: Deps,
@@ -102,27 +107,40 @@ export async function readList<T>(
   budget?: number,
 ): Promise<ListRead<T>> {
   const start = listStart(scope, request);
-  let startKey = start.startKey;
-  let skip = start.skip;
-  while (skip > 0) {
-    const skipped = await readListPage(deps.db, query, {
-      pageSize: Math.min(skip, 100),
-      budget: budget === undefined ? undefined : budget * 4,
-      startKey,
-    });
-    skip -= skipped.items.length;
-    startKey = skipped.nextKey;
-    if (!startKey) return { items: [], page: start.page, offset: start.offset - skip, nextCursor: null };
+  let { startKey, offset } = start;
+  if (budget !== undefined && start.page - 1 > MAX_FILTERED_PAGE_SKIP && !request.cursor)
+    throw new ValidationError('Page too deep', [
+      {
+        path: 'query.page',
+        message: `With more than one filter a page number may skip at most ${MAX_FILTERED_PAGE_SKIP} pages: follow pagination.nextCursor (query parameter cursor) for deeper pages`,
+      },
+    ]);
+  if (start.skip > 0) {
+    offset = 0;
+    let pages = budget === undefined ? 0 : start.page - 1;
+    let skip = budget === undefined ? start.skip : 0;
+    while (skip > 0 || pages > 0) {
+      const skipped = await readListPage(deps.db, query, {
+        pageSize: budget === undefined ? Math.min(skip, 100) : request.pageSize,
+        budget,
+        startKey,
+      });
+      offset += skipped.items.length;
+      skip -= skipped.items.length;
+      pages--;
+      startKey = skipped.nextKey;
+      if (!startKey) return { items: [], page: start.page, offset, nextCursor: null };
+    }
   }
   const read = await readListPage(deps.db, query, { pageSize: request.pageSize, budget, startKey });
   const nextCursor = read.nextKey
     ? encodeCursor(scope, {
         page: start.page + 1,
-        offset: start.offset + read.items.length,
+        offset: offset + read.items.length,
         key: read.nextKey,
       })
     : null;
-  return { items: read.items.map(present), page: start.page, offset: start.offset, nextCursor };
+  return { items: read.items.map(present), page: start.page, offset, nextCursor };
 }
 
 /** A read as a `{data, pagination}` page: the total is known once the list ends (or given by the caller). */

@@ -6,6 +6,8 @@ import type {
   IncidentStatus,
   RemediationStatus,
 } from '../domain/governance/incidents.js';
+import type { CursorKey } from '../domain/pagination/cursor.js';
+import { ValidationError } from '../errors.js';
 import type { Deps } from '../runtime/deps.js';
 import { queryAll, send, withoutKeys } from './dynamo.js';
 import { keys, SK_PREFIX } from './keys.js';
@@ -129,33 +131,58 @@ export async function getIncidentWithRemediations(
 }
 
 /**
- * The `limit` most recently created incidents with their remediations. Reads backwards from the newest key
- * and stops after the limit-th incident: a remediation sorts after its incident, so reading backwards it
- * comes before it, and every remediation of the incidents kept has been read by then.
+ * The `limit` most recently created incidents with their remediations, after `after` (the key of the last
+ * incident of the previous slice; checked to be one of the firm's incidents), and the key to continue after
+ * (null at the end). Reads backwards by key and stops after the limit-th incident: a remediation sorts after
+ * its incident, so reading backwards it comes before it, and every remediation of the incidents kept has been
+ * read by then. O(limit × remediations per incident), whatever the firm's history (issue 14).
  */
 export async function listRecentIncidents(
   deps: Deps,
   firmId: string,
   limit: number,
-): Promise<IncidentWithRemediations[]> {
+  after: CursorKey | null = null,
+): Promise<{ incidents: IncidentWithRemediations[]; next: CursorKey | null }> {
+  const pk = keys.firmPk(firmId);
+  const sk = after?.sk;
+  if (
+    after &&
+    (Object.keys(after).length !== 2 ||
+      after.pk !== pk ||
+      typeof sk !== 'string' ||
+      !sk.startsWith(SK_PREFIX.incident) ||
+      isRemediationKey(sk))
+  )
+    throw new ValidationError('Invalid cursor', [
+      {
+        path: 'query.cursor',
+        message: 'The cursor does not point into this list: use the Link as it was returned',
+      },
+    ]);
   const items: Record<string, unknown>[] = [];
   let incidents = 0;
-  let startKey: Record<string, unknown> | undefined;
+  let startKey: Record<string, unknown> | undefined = after ?? undefined;
   do {
     const page = await send(deps.db, 'Query', {
       TableName: deps.tables.main,
       KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-      ExpressionAttributeValues: { ':pk': keys.firmPk(firmId), ':prefix': SK_PREFIX.incident },
+      ExpressionAttributeValues: { ':pk': pk, ':prefix': SK_PREFIX.incident },
       ScanIndexForward: false,
       ExclusiveStartKey: startKey,
+      Limit: limit + 20,
     });
     for (const item of page.Items ?? []) {
+      if (!isRemediationKey(item.sk) && incidents === limit)
+        return {
+          incidents: group(items),
+          next: { pk, sk: items.findLast((i) => !isRemediationKey(i.sk))!.sk as string },
+        };
       items.push(item);
-      if (!isRemediationKey(item.sk) && ++incidents === limit) return group(items);
+      if (!isRemediationKey(item.sk)) incidents++;
     }
     startKey = page.LastEvaluatedKey;
   } while (startKey);
-  return group(items);
+  return { incidents: group(items), next: null };
 }
 
 /** The fields the statistics need, of every incident of the firm. */

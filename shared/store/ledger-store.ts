@@ -190,6 +190,10 @@ function rowFromAttributes(item: Record<string, AttributeValue>): Row {
   };
 }
 
+/** The record a wire row holds, converted as verification reads it (for the indexed records list). */
+export const recordOfWireRow = (item: Record<string, AttributeValue>): Record<string, unknown> =>
+  rowFromAttributes(item).record as unknown as Record<string, unknown>;
+
 function nativeValue(value: AttributeValue): unknown {
   if (value.S !== undefined) return value.S;
   if (value.N !== undefined) return Number(value.N);

@@ -1,7 +1,8 @@
+import type { AttributeValue, QueryCommandOutput } from '@aws-sdk/client-dynamodb';
 import type { QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { ValidationError } from '../errors.js';
 import type { CursorKey } from '../domain/pagination/cursor.js';
-import { send, type DocumentDb } from './dynamo.js';
+import { dynamoSdk, send, type DocumentDb } from './dynamo.js';
 
 /*
  * One page of a list, read in O(page) (issue 14): a Query with a Limit, started after the previous page's last
@@ -18,6 +19,12 @@ export interface ListQuery {
   input: QueryCommandInput;
   /** Every attribute of the key a page ends on: the table's pk and sk, plus the index's keys. */
   keyBounds: Readonly<Record<string, KeyBound>>;
+  /**
+   * Read with the low-level client and convert each item with this instead of the document client's
+   * unmarshalling, which throws on numbers outside JavaScript's safe range: ledger rows, which verification
+   * and the record endpoints must show whatever a row holds (shared/store/ledger-store.ts).
+   */
+  raw?: (item: Record<string, AttributeValue>) => Record<string, unknown>;
 }
 
 export interface PageRead {
@@ -45,7 +52,7 @@ export async function readListPage(
   let startKey: Record<string, unknown> | undefined = options.startKey ?? undefined;
   let scanned = 0;
   for (;;) {
-    const page = await send(db, 'Query', {
+    const page = await queryOnce(db, query, {
       ...query.input,
       // Never more than the page still needs (plus one, to know whether more follow), nor than the budget left.
       Limit: Math.min(budget - scanned, pageSize + 1 - items.length),
@@ -64,6 +71,50 @@ export async function readListPage(
       return { items, nextKey: last, scanned };
     }
   }
+}
+
+/** One Query, through the document client or (raw lists) the low-level client with the list's converter. */
+async function queryOnce(
+  db: DocumentDb,
+  query: ListQuery,
+  input: QueryCommandInput,
+): Promise<{
+  Items?: Record<string, unknown>[];
+  LastEvaluatedKey?: Record<string, unknown>;
+  ScannedCount?: number;
+}> {
+  if (!query.raw) return send(db, 'Query', input);
+  const { QueryCommand } = await dynamoSdk();
+  const output = (await db.send(
+    new QueryCommand({
+      ...input,
+      ExpressionAttributeValues: wire(input.ExpressionAttributeValues),
+      ExclusiveStartKey: wire(input.ExclusiveStartKey),
+    }) as never,
+  )) as unknown as QueryCommandOutput;
+  const convert = query.raw;
+  return {
+    Items: (output.Items ?? []).map((item) => ({ ...convert(item), ...keyValues(query, item) })),
+    LastEvaluatedKey: output.LastEvaluatedKey ? keyValues(query, output.LastEvaluatedKey) : undefined,
+    ScannedCount: output.ScannedCount,
+  };
+}
+
+/** Strings and numbers as wire attribute values (what list queries and their keys hold). */
+function wire(values: Record<string, unknown> | undefined): Record<string, AttributeValue> | undefined {
+  if (!values) return undefined;
+  return Object.fromEntries(
+    Object.entries(values).map(([name, value]) => {
+      if (typeof value === 'string') return [name, { S: value }];
+      if (typeof value === 'number') return [name, { N: String(value) }];
+      throw new Error(`A list query value must be a string or a number: ${name}`);
+    }),
+  );
+}
+
+/** The key attributes of a wire item, as plain strings. */
+function keyValues(query: ListQuery, item: Record<string, AttributeValue>): Record<string, unknown> {
+  return Object.fromEntries(Object.keys(query.keyBounds).map((name) => [name, item[name]?.S]));
 }
 
 /** The key of an item as the query's index sees it (its table and index key attributes). */

@@ -2,7 +2,7 @@ import type { LedgerRecord } from '../ledger/record.js';
 import { recordOf } from '../ledger/record.js';
 import type { Deps } from '../runtime/deps.js';
 import { SK_PREFIX, keys } from './keys.js';
-import type { RecordFilter, SortOrder } from './ledger-store.js';
+import { recordOfWireRow, type RecordFilter, type SortOrder } from './ledger-store.js';
 import type { KeyBound, ListQuery } from './list-page.js';
 import { recordIndexKey } from './record-index.js';
 import { LEDGER_RECORD_INDEXES } from './tables.js';
@@ -70,6 +70,7 @@ export function recordListQuery(
         ScanIndexForward: order === 'asc',
       },
       keyBounds: bounds,
+      raw: recordOfWireRow,
     },
     postFiltered: conditions.length > 0,
   };

@@ -9,7 +9,7 @@ import {
   computeRecordHash,
   signedMessage,
 } from '../../shared/ledger/hashing.js';
-import type { LedgerRecord } from '../../shared/ledger/record.js';
+import { RECORD_FIELDS, type LedgerRecord } from '../../shared/ledger/record.js';
 import type { Deps } from '../../shared/runtime/deps.js';
 import { reconcileBackup } from '../../shared/services/integrity/backup-reconcile.js';
 import { resolveSequence } from '../../shared/services/integrity/record-locator.js';
@@ -46,13 +46,11 @@ async function row(
   return Item as LedgerRecord & { pk: string; sk: string };
 }
 
-/** The record of a row, without its storage keys. */
-function recordOfRow({
-  pk: _pk,
-  sk: _sk,
-  ...record
-}: LedgerRecord & { pk: string; sk: string }): LedgerRecord {
-  return record;
+/** The record of a row, without its storage keys and index attributes (issue 14). */
+function recordOfRow(row: LedgerRecord & { pk: string; sk: string }): LedgerRecord {
+  return Object.fromEntries(
+    RECORD_FIELDS.filter((field) => field in row).map((field) => [field, row[field]]),
+  ) as unknown as LedgerRecord;
 }
 
 /** Writes a new object into the firm's immutable store, as Object Lock still allows (a new key). */
@@ -198,8 +196,7 @@ describe('tampering is detected, explained and repaired', () => {
     const { status, body: missing } = await api('GET', '/v1/ledger/integrity/missing/5', { key: firm.key });
     expect(status).toBe(200);
     expect(missing).toMatchObject({ recordId: target.id, sequenceNumber: 5, database: null });
-    const { pk: _pk, sk: _sk, ...publicTarget } = target;
-    expect(missing.immutable).toEqual(publicTarget);
+    expect(missing.immutable).toEqual(recordOfRow(target));
     expect(missing.diffs.length).toBe(16);
     expect(
       (await api('GET', `/v1/ledger/integrity/records/${target.id}/discrepancy`, { key: firm.key })).body

@@ -171,7 +171,11 @@ describe('GET /v1/ledger/records', () => {
       [firm.key, 'pageSize=1&eventType=INCIDENT_LOGGED', cursor],
       [firm.key, 'pageSize=1', cursor],
       [firm.key, 'pageSize=1&eventType=DOCUMENT_SUBMITTED', altered],
-      [firm.key, 'pageSize=1&eventType=DOCUMENT_SUBMITTED', `${cursor.slice(0, 20)}x${cursor.slice(21)}`],
+      [
+        firm.key,
+        'pageSize=1&eventType=DOCUMENT_SUBMITTED',
+        `${cursor.slice(0, 20)}${cursor[20] === 'x' ? 'y' : 'x'}${cursor.slice(21)}`,
+      ],
       [firm.key, 'pageSize=1&eventType=DOCUMENT_SUBMITTED', 'garbage'],
     ] as const) {
       const { status, body: error } = await api(
