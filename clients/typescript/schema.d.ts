@@ -1529,14 +1529,14 @@ export interface components {
                 headSequence: number;
                 /** @description Positions without a database row (restores since are taken off) */
                 missingRowCount: number;
-                /** @description Positions without an immutable copy */
+                /** @description Positions without an immutable copy (and without a pending outbox entry) */
                 missingCopyCount: number;
                 /** @description The first 100 of them, ascending */
                 missingRows: number[];
                 /** @description The first 100 of them, ascending */
                 missingCopies: number[];
             } | null;
-            /** @description Records appended since the reconciliation whose immutable copy is not confirmed yet */
+            /** @description Records whose immutable copy is not confirmed yet: outbox entry present and no copy in the store */
             pendingCopies: number;
         };
         BiasFlag: {

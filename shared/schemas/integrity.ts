@@ -143,7 +143,10 @@ export const BackupStatus = z
           .number()
           .int()
           .describe('Positions without a database row (restores since are taken off)'),
-        missingCopyCount: z.number().int().describe('Positions without an immutable copy'),
+        missingCopyCount: z
+          .number()
+          .int()
+          .describe('Positions without an immutable copy (and without a pending outbox entry)'),
         missingRows: z.array(z.number().int()).describe('The first 100 of them, ascending'),
         missingCopies: z.array(z.number().int()).describe('The first 100 of them, ascending'),
       })
@@ -151,6 +154,8 @@ export const BackupStatus = z
     pendingCopies: z
       .number()
       .int()
-      .describe('Records appended since the reconciliation whose immutable copy is not confirmed yet'),
+      .describe(
+        'Records whose immutable copy is not confirmed yet: outbox entry present and no copy in the store',
+      ),
   })
   .meta({ id: 'BackupStatus' });

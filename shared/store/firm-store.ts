@@ -1,7 +1,7 @@
 import type { Plan } from '../domain/firm/plans.js';
 import type { FirmSettings } from '../domain/firm/settings.js';
 import type { Deps } from '../runtime/deps.js';
-import { countAll, send, withoutKeys } from './dynamo.js';
+import { send, withoutKeys } from './dynamo.js';
 import { keys } from './keys.js';
 import { writeConditionally, type TransactItem } from './conditional-write.js';
 
@@ -61,15 +61,6 @@ export async function updateSettings(
 ): Promise<boolean> {
   const outcome = await writeConditionally(deps, [settingsUpdateItem(deps, firm, settings)]);
   return outcome.status === 'committed';
-}
-
-/** Number of items in the firm's partition whose sort key starts with `prefix`. */
-export async function countItems(deps: Deps, table: string, firmId: string, prefix: string): Promise<number> {
-  return countAll(deps.db, {
-    TableName: table,
-    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-    ExpressionAttributeValues: { ':pk': keys.firmPk(firmId), ':prefix': prefix },
-  });
 }
 
 /**

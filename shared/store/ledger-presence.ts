@@ -52,3 +52,20 @@ export async function pendingOutboxSequences(
   });
   return Items.map((item) => Number(String(item.sk).slice(SK_PREFIX.outbox.length)));
 }
+
+/** Every sequence number of the firm whose outbox entry is still there, ascending, page by page (keys only). */
+export async function* outboxSequencePages(deps: Deps, firmId: string): AsyncGenerator<number[]> {
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await send(deps.db, 'Query', {
+      TableName: deps.tables.ledger,
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+      ExpressionAttributeValues: { ':pk': keys.firmPk(firmId), ':prefix': SK_PREFIX.outbox },
+      ProjectionExpression: 'sk',
+      ConsistentRead: true,
+      ExclusiveStartKey: startKey,
+    });
+    yield (page.Items ?? []).map((item) => Number(String(item.sk).slice(SK_PREFIX.outbox.length)));
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
+}

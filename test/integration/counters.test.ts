@@ -11,9 +11,12 @@ import { declaredModel } from '../../shared/domain/review/jobs.js';
 import { issueCertificate } from '../../shared/services/certificate-issue.js';
 import { backfillCounters } from '../../shared/services/counters-backfill.js';
 import { recountFirmCounters } from '../../shared/services/firm-counters.js';
-import { reconcileDueFirms } from '../../shared/services/integrity/backup-reconcile.js';
+import { appendRecord } from '../../shared/ledger-writer/append.js';
+import type { Deps } from '../../shared/runtime/deps.js';
+import { reconcileBackup, reconcileDueFirms } from '../../shared/services/integrity/backup-reconcile.js';
 import { listIncidentFacts } from '../../shared/store/incident-store.js';
 import { keys } from '../../shared/store/keys.js';
+import { pendingOutboxSequences } from '../../shared/store/ledger-presence.js';
 import { getRecordBySequence } from '../../shared/store/ledger-store.js';
 import { queryAll } from '../../shared/store/dynamo.js';
 import type { StoredJob } from '../../shared/store/review-job-store.js';
@@ -373,5 +376,57 @@ describe('backup status from counters and the background reconciliation (part 2)
       pendingCopies: 0,
     });
     expect(later.body.spotChecks.map((c: { sequenceNumber: number }) => c.sequenceNumber)).toEqual([1, 2, 3]);
+  });
+});
+
+describe('backup counts through concurrent appends, a concurrent reconciliation and repeated archiving', () => {
+  it('equal the head, with copies confirmed by the outbox however often a record is archived', async () => {
+    const firm = await createFirm();
+    // Appends whose dispatch fails keep their outbox entry after the copy is written: the stack's outbox sweep
+    // archives them again (a second delivery of the same copy) and only then clears the entries.
+    const refusing: Deps = {
+      ...deps,
+      queue: {
+        send: async () => {
+          throw new Error('dispatch deferred to the stack');
+        },
+      },
+    };
+    const append = (n: number) =>
+      appendRecord(refusing, {
+        firmId: firm.firmId,
+        eventType: 'DOCUMENT_SUBMITTED',
+        actor: { id: 'usr_x', name: 'Xavier', fcaRef: 'XAV00001' },
+        documentHash: 'b'.repeat(64),
+        documentMetadata: { documentReference: `DOC-${n}` },
+      });
+    await Promise.all([
+      ...Array.from({ length: 12 }, (_, n) => append(n)),
+      reconcileBackup(deps, firm.firmId),
+    ]);
+    const status = async () => (await api('GET', '/v1/firm/me/backup-status', { key: firm.key })).body;
+    const first = await status();
+    expect(first).toMatchObject({
+      healthy: true,
+      database: { count: 12 },
+      immutableStorage: { count: 12 },
+      pendingCopies: 0,
+    });
+    // Once the sweep has archived every record a second time and cleared the outbox, nothing changed.
+    await eventually(async () => (await pendingOutboxSequences(deps, firm.firmId, 0, 1)).length === 0);
+    expect(await status()).toMatchObject({
+      healthy: true,
+      database: { count: 12 },
+      immutableStorage: { count: 12 },
+      pendingCopies: 0,
+    });
+    // And a fresh reconciliation agrees.
+    await reconcileBackup(deps, firm.firmId);
+    expect(await status()).toMatchObject({
+      healthy: true,
+      database: { count: 12 },
+      immutableStorage: { count: 12 },
+      reconciliation: { headSequence: 12, missingRowCount: 0, missingCopyCount: 0 },
+    });
   });
 });

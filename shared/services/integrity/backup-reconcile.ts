@@ -14,7 +14,7 @@ import {
   type Reconciliation,
 } from '../../store/backup-store.js';
 import { immutableFirmPrefix, parseImmutableRecordKey } from '../../store/immutable-layout.js';
-import { rowSequences } from '../../store/ledger-presence.js';
+import { outboxSequencePages, rowSequences } from '../../store/ledger-presence.js';
 import { readHead } from '../../store/ledger-store.js';
 
 /** Collects missing sequence numbers: the first MISSING_CAP by number, the rest counted. */
@@ -46,7 +46,12 @@ export async function reconcileBackup(deps: Deps, firmId: string): Promise<Recon
   }
   while (expected <= head) rows.add(expected++);
 
+  // Positions whose copy is still pending (outbox entry present) are not missing: the backup status checks
+  // them live. Read before listing: an entry absent here was cleared after its copy was written, so the
+  // listing that follows finds that copy (the immutable store never deletes).
   const copied = new Uint8Array(head + 1);
+  for await (const page of outboxSequencePages(deps, firmId))
+    for (const sequenceNumber of page) if (sequenceNumber <= head) copied[sequenceNumber] = 1;
   for await (const key of deps.objects.list('immutable', immutableFirmPrefix(firmId))) {
     const parsed = parseImmutableRecordKey(key);
     if (parsed && parsed.firmId === firmId && parsed.sequenceNumber <= head)

@@ -1,9 +1,9 @@
 /**
  * Backup status (issue 14, part 2): the database against the immutable store without reading either whole.
  * Counts come from the chain head (records committed: sequence numbers are gapless), the last background
- * reconciliation (positions it found without a row or a copy; a restore takes its row off in its own
- * transaction), and the outbox for records appended since (an entry is cleared only once its copy is written,
- * so an absent entry is a confirmed copy; the few present are checked against the store). Plus fresh spot
+ * reconciliation (positions it found without a row, or without a copy and without a pending outbox entry),
+ * and the outbox (an entry is cleared only once its copy is written, so an absent entry is a confirmed copy;
+ * the few present are checked against the store). Plus fresh spot
  * checks: the latest records and a few random ones, byte for byte. O(1) reads whatever the ledger's size.
  */
 import { canonicalOrNull } from '../../domain/integrity/record-diff.js';
@@ -32,8 +32,8 @@ function spotCheckPicks(head: number): number[] {
 
 export async function backupStatus(deps: Deps, firmId: string) {
   const [head, reconciliation] = await Promise.all([readHead(deps, firmId), getReconciliation(deps, firmId)]);
-  const since = reconciliation?.headSequence ?? 0;
-  const pending = await pendingOutboxSequences(deps, firmId, since, PENDING_CHECKS + 1);
+  // Every pending entry, old or new: the reconciliation counted pending positions neither copied nor missing.
+  const pending = await pendingOutboxSequences(deps, firmId, 0, PENDING_CHECKS + 1);
   // An entry whose copy is already written is a batch being cleared right now: its copy counts.
   const looked = await Promise.all(
     pending
