@@ -95,14 +95,14 @@ const { values, positionals } = parseArgs({
     from: { type: 'string' },
     'lead-seconds': { type: 'string' },
     'immutable-bucket': { type: 'string' },
+    after: { type: 'string' },
+    position: { type: 'string' },
+    'max-items': { type: 'string' },
     records: { type: 'string' },
     jobs: { type: 'string' },
     days: { type: 'string' },
     create: { type: 'boolean' },
     'public-base-url': { type: 'string' },
-    position: { type: 'string' },
-    'max-items': { type: 'string' },
-    after: { type: 'string' },
   },
 });
 

@@ -17,7 +17,7 @@ import { authenticate, type FirstSignIn } from '../services/auth.js';
 import { toErrorResponse } from './errors.js';
 import { runIdempotently } from './idempotency.js';
 import { isJsonMediaType } from './media-type.js';
-import { limitFirmWrites, withRateLimitHeaders } from './rate-limit.js';
+import { limitFirmWrites, refuseHeldCredential, withRateLimitHeaders } from './rate-limit.js';
 import { toApiResponse, withoutBody, type HttpResult } from './response.js';
 import { parsePart } from './validation.js';
 
@@ -50,7 +50,8 @@ type Event = APIGatewayProxyEventV2 & { body?: unknown };
  * without a valid credential is 401 whatever its body), the body's size and media type (a route with a body
  * schema takes only JSON: 415 otherwise; a route without one ignores any body), JSON body parsing (middy), zod
  * validation of params, query and body, then the route's function; every error becomes the error envelope in
- * one place. A ledger-writing route checks the firm's write limit right after authentication (rate-limit.ts).
+ * one place. A ledger-writing route checks the firm's write limit right after authentication, and a refusal
+ * this instance already holds for the credential before it (rate-limit.ts).
  * A HEAD request (routes with `head`) gets the GET's answer without its body.
  */
 export function defineHandler<
@@ -68,6 +69,8 @@ export function defineHandler<
   return middy<Event, APIGatewayProxyStructuredResultV2, Error, Context>()
     .before(async (request) => {
       const { event } = request;
+      // A credential this instance already refused on this route, until its Retry-After: 429, nothing read.
+      refuseHeldCredential(getDeps(), route, event);
       const principal =
         route.auth.kind === 'public'
           ? null

@@ -5,6 +5,7 @@ import { RateLimitedError } from '../errors.js';
 import type { RouteDef } from '../routes/route.js';
 import type { Deps } from '../runtime/deps.js';
 import { takeFirmWriteToken } from '../services/write-limits.js';
+import { heldRefusal, holdKey, holdRefusal } from './refusal-holds.js';
 
 /** The policy's name in RateLimit-Policy and RateLimit: the firm's ledger-writing requests. */
 export const WRITE_POLICY_NAME = 'firm-writes';
@@ -16,12 +17,28 @@ export const isLimitedRoute = (route: RouteDef): boolean => route.permissions.si
 const headersOf = new WeakMap<object, Record<string, string>>();
 
 /**
+ * A refusal this instance holds for the request's credential on this route (./refusal-holds.ts): 429 at once,
+ * before authentication, with no DynamoDB call, and the same headers as the bucket's own refusal (no token
+ * left, seconds until the hold ends). Run by defineHandler first; nothing happens for any other request.
+ */
+export function refuseHeldCredential(deps: Deps, route: RouteDef, event: APIGatewayProxyEventV2): void {
+  if (!isLimitedRoute(route)) return;
+  const key = holdKey(route, event);
+  const now = deps.clock.now().getTime() * 1000;
+  const held = key === undefined ? undefined : heldRefusal(key, now);
+  if (!held) return;
+  const seconds = Math.max(1, Math.ceil((held.until - now) / 1_000_000));
+  refuse(event, held.policy, { allowed: false, remaining: 0, nextTokenSeconds: seconds });
+}
+
+/**
  * The per-firm limit of ledger-writing requests (docs/architecture.md §5, "Fair per-firm limits"), run by
  * defineHandler after authentication and before the body is read: takes a token from the firm's bucket (one
- * conditional UpdateItem), or refuses with RATE_LIMITED (429, Retry-After), nothing written. Either way the
- * answer carries RateLimit-Policy and RateLimit. No limit configured, a public route or a route that does not
- * write the ledger: nothing happens, no DynamoDB call. Worker-side appends never come here: the limit is on a
- * firm's requests.
+ * conditional UpdateItem), or refuses with RATE_LIMITED (429, Retry-After), nothing written, and holds that
+ * refusal for the credential until its Retry-After (refuseHeldCredential). Either way the answer carries
+ * RateLimit-Policy and RateLimit. No limit configured, a public route or a route that does not write the
+ * ledger: nothing happens, no DynamoDB call. Worker-side appends never come here: the limit is on a firm's
+ * requests.
  */
 export async function limitFirmWrites(
   deps: Deps,
@@ -32,12 +49,22 @@ export async function limitFirmWrites(
   if (!principal || !isLimitedRoute(route)) return;
   const taken = await takeFirmWriteToken(deps, principal.firmId);
   if (!taken) return;
-  headersOf.set(event, rateLimitHeaders(taken.policy, taken.view));
-  if (!taken.view.allowed)
-    throw new RateLimitedError(
-      `Too many ledger-writing requests for this firm (${taken.policy.burst} at once, ${taken.policy.ratePerSecond}/s); retry after ${taken.view.nextTokenSeconds} s`,
-      taken.view.nextTokenSeconds,
-    );
+  if (taken.view.allowed) {
+    headersOf.set(event, rateLimitHeaders(taken.policy, taken.view));
+    return;
+  }
+  const key = holdKey(route, event);
+  if (key !== undefined && taken.holdUntil !== null)
+    holdRefusal(key, { policy: taken.policy, until: taken.holdUntil }, taken.now);
+  refuse(event, taken.policy, taken.view);
+}
+
+function refuse(event: APIGatewayProxyEventV2, policy: WritePolicy, view: BucketView): never {
+  headersOf.set(event, rateLimitHeaders(policy, view));
+  throw new RateLimitedError(
+    `Too many ledger-writing requests for this firm (${policy.burst} at once, ${policy.ratePerSecond}/s); retry after ${view.nextTokenSeconds} s`,
+    view.nextTokenSeconds,
+  );
 }
 
 /** The answer with the request's RateLimit headers, when it went through the check. */

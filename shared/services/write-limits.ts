@@ -1,5 +1,11 @@
 import { PLAN_WRITE_LIMITS } from '../domain/rate-limit/plan-limits.js';
-import { admitted, refused, type BucketView, type WritePolicy } from '../domain/rate-limit/token-bucket.js';
+import {
+  admitted,
+  refusalHoldUntil,
+  refused,
+  type BucketView,
+  type WritePolicy,
+} from '../domain/rate-limit/token-bucket.js';
 import { firmWriteLimits, type FirmWriteLimits } from '../runtime/config.js';
 import type { Deps } from '../runtime/deps.js';
 import { getFirm } from '../store/firm-store.js';
@@ -30,14 +36,19 @@ export async function firmWritePolicy(deps: Deps, firmId: string): Promise<Write
   return policy;
 }
 
-/** One ledger-writing request of the firm against its bucket: the policy and what the client is told. */
+/**
+ * One ledger-writing request of the firm against its bucket: the policy, what the client is told and, for a
+ * refusal, until when (microseconds) the instance may keep refusing the same credential from memory.
+ */
 export async function takeFirmWriteToken(
   deps: Deps,
   firmId: string,
-): Promise<{ policy: WritePolicy; view: BucketView } | null> {
+): Promise<{ policy: WritePolicy; view: BucketView; now: number; holdUntil: number | null } | null> {
   const policy = await firmWritePolicy(deps, firmId);
   if (!policy) return null;
   const now = deps.clock.now().getTime() * 1000;
   const { allowed, tat } = await takeWriteToken(deps, firmId, policy, now);
-  return { policy, view: allowed ? admitted(policy, now, tat) : refused(policy, now, tat) };
+  return allowed
+    ? { policy, view: admitted(policy, now, tat), now, holdUntil: null }
+    : { policy, view: refused(policy, now, tat), now, holdUntil: refusalHoldUntil(policy, now, tat) };
 }

@@ -4,7 +4,7 @@
  * items themselves (the O(history) computation the endpoints used before) and against a full recount.
  */
 import { randomBytes } from 'node:crypto';
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { incidentStats } from '../../shared/domain/governance/incidents.js';
 import { summariseModels } from '../../shared/domain/governance/models.js';
 import { declaredModel } from '../../shared/domain/review/jobs.js';
@@ -18,7 +18,6 @@ import { listIncidentFacts } from '../../shared/store/incident-store.js';
 import { keys } from '../../shared/store/keys.js';
 import { pendingOutboxSequences } from '../../shared/store/ledger-presence.js';
 import { getRecordBySequence } from '../../shared/store/ledger-store.js';
-import { queryAll } from '../../shared/store/dynamo.js';
 import type { StoredJob } from '../../shared/store/review-job-store.js';
 import { ledgerctl } from '../support/local-stack.js';
 import { jobItem } from './governance-seed.js';
@@ -70,14 +69,23 @@ async function jobReports(firm: TestFirm) {
   return { stats: stats.body, models: models.body, vulnerability: vulnerability.body };
 }
 
-/** Every job item of the firm (one paged query; reads-lists removed the store's listJobs). */
-async function listJobs(d: typeof deps, firmId: string): Promise<StoredJob[]> {
-  const items = await queryAll(d.db, {
-    TableName: d.tables.main,
-    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-    ExpressionAttributeValues: { ':pk': keys.firmPk(firmId), ':prefix': 'JOB#' },
-  });
-  return items as unknown as StoredJob[];
+/** Every job item of the firm, read whole (the oracle the counters are checked against). */
+async function listJobs(d: Deps, firmId: string): Promise<StoredJob[]> {
+  const jobs: StoredJob[] = [];
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await d.db.send(
+      new QueryCommand({
+        TableName: d.tables.main,
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :job)',
+        ExpressionAttributeValues: { ':pk': keys.firmPk(firmId), ':job': 'JOB#' },
+        ExclusiveStartKey: startKey,
+      }),
+    );
+    jobs.push(...((page.Items ?? []) as StoredJob[]));
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
+  return jobs;
 }
 
 /** The models summary computed from every job item (what GET /v1/models did before issue 14). */

@@ -81,6 +81,10 @@ describe('per-firm write limits (FIRM_WRITE_RATE_PER_S=0.001, FIRM_WRITE_BURST=3
     for (const key of [firm.key, second.body.key]) {
       expectRefused(await call(stack, 'POST', '/v1/incidents', { key, body: incidentBody(3) }));
     }
+    // Refused again, more times than there are instances: each instance that has refused a key holds that
+    // refusal until its Retry-After and answers from memory, the same 429 as the bucket's own.
+    for (let i = 0; i < 8; i++)
+      expectRefused(await call(stack, 'POST', '/v1/incidents', { key: firm.key, body: incidentBody(4 + i) }));
     // Refused before the body is read: an invalid body is refused the same way, not 400.
     expectRefused(await call(stack, 'POST', '/v1/incidents', { key: firm.key, body: { nonsense: true } }));
     expectRefused(

@@ -80,3 +80,14 @@ export function refillSeconds(policy: WritePolicy): number {
 }
 
 const wholeSeconds = (micros: number) => Math.max(1, Math.ceil(micros / MICROS_PER_SECOND));
+
+/**
+ * How long an instance may keep refusing a credential after a refusal, without asking the bucket again
+ * (microseconds since the epoch): until the Retry-After the client was told (`now` + nextTokenSeconds), but never
+ * past `tat`, the instant the bucket could be full again. So a held refusal is never wrong and never wastes a
+ * token: the tokens that arrive during the hold stay in the bucket (it cannot overflow before `tat`, and `tat`
+ * as seen is a lower bound of the stored one), and the client was told not to come back sooner.
+ */
+export function refusalHoldUntil(policy: WritePolicy, now: number, tat: number): number {
+  return Math.min(now + refused(policy, now, tat).nextTokenSeconds * MICROS_PER_SECOND, tat);
+}

@@ -3,6 +3,7 @@ import {
   admitted,
   nextStep,
   refillSeconds,
+  refusalHoldUntil,
   refused,
   tokenMicros,
   type WritePolicy,
@@ -106,5 +107,28 @@ describe('token bucket (GCRA form)', () => {
       expect(limit.ratePerSecond).toBeLessThan(300);
       expect(limit.burst).toBeGreaterThanOrEqual(limit.ratePerSecond);
     }
+  });
+});
+
+describe('refusalHoldUntil: how long an instance may keep refusing a credential from memory', () => {
+  it('holds until the Retry-After the client was told, while the bucket cannot fill before it', () => {
+    // 2/s, burst 3, drained: tat 1.5 s ahead, next token in 0.5 s (Retry-After 1), full at tat.
+    const tat = T0 + 1.5 * S;
+    expect(refused(policy, T0, tat).nextTokenSeconds).toBe(1);
+    expect(refusalHoldUntil(policy, T0, tat)).toBe(T0 + S);
+  });
+
+  it('never past the instant the bucket could be full again, so no token is wasted', () => {
+    // 10/s, burst 1: the next token (and a full bucket) in 0.1 s, but Retry-After is a whole second.
+    const fast: WritePolicy = { ratePerSecond: 10, burst: 1 };
+    const tat = T0 + 0.1 * S;
+    expect(refused(fast, T0, tat).nextTokenSeconds).toBe(1);
+    expect(refusalHoldUntil(fast, T0, tat)).toBe(tat);
+  });
+
+  it('at a slow rate holds the whole Retry-After', () => {
+    const slow: WritePolicy = { ratePerSecond: 0.001, burst: 3 };
+    const tat = T0 + 3_000 * S;
+    expect(refusalHoldUntil(slow, T0, tat)).toBe(T0 + refused(slow, T0, tat).nextTokenSeconds * S);
   });
 });

@@ -47,6 +47,8 @@ describe('firmWritePolicy in AWS', () => {
     expect(taken).toEqual({
       policy: { ratePerSecond: 20, burst: 40 },
       view: { allowed: true, remaining: 39, nextTokenSeconds: 1 },
+      now: now * 1000,
+      holdUntil: null,
     });
   });
 });
