@@ -10,6 +10,7 @@
  *   ledgerctl signing-key rotate [--lead-seconds S]
  *   ledgerctl signing-key revoke --key FINGERPRINT --from TIME [--lead-seconds S]
  *     (AWS: also --immutable-bucket NAME; the new key is the stage's next CDK-made KMS key, docs/deploy.md)
+ *   ledgerctl seed (--firm F | --create [--name N]) --records N --jobs M [--days D]   (bulk history, issue 14)
  *   ledgerctl backfill indexes [--firm F] [--position P] [--max-items N]
  *     (issue 14: list-index attributes on items written before the indexes; resumable from the printed `next`)
  *
@@ -38,6 +39,7 @@ import { OnboardFirm } from '../shared/schemas/firm.js';
 import { issueApiKey } from '../shared/services/api-keys.js';
 import { backfillCounters } from '../shared/services/counters-backfill.js';
 import { onboardFirm } from '../shared/services/onboarding.js';
+import { seedFirm } from '../shared/services/seed/seed-firm.js';
 import { createDocumentClient } from '../shared/store/dynamo.js';
 import { getFirm } from '../shared/store/firm-store.js';
 import {
@@ -71,6 +73,7 @@ const USAGE = `usage:
   ledgerctl signing-key show
   ledgerctl signing-key rotate [--lead-seconds SECONDS]
   ledgerctl signing-key revoke --key FINGERPRINT --from ISO_TIME [--lead-seconds SECONDS]
+  ledgerctl seed (--firm FIRM_ID | --create [--name NAME]) --records N --jobs M [--days D]
   ledgerctl backfill indexes [--firm FIRM_ID] [--position NEXT] [--max-items N]
 options: --stage STAGE (AWS; default: the local stack in DATA_DIR); with --stage, signing-key rotate and
   revoke also need --immutable-bucket NAME (the stack's ImmutableBucketName output)`;
@@ -95,6 +98,11 @@ const { values, positionals } = parseArgs({
     after: { type: 'string' },
     position: { type: 'string' },
     'max-items': { type: 'string' },
+    records: { type: 'string' },
+    jobs: { type: 'string' },
+    days: { type: 'string' },
+    create: { type: 'boolean' },
+    'public-base-url': { type: 'string' },
   },
 });
 
@@ -212,6 +220,46 @@ async function stageKeyDeps(): Promise<Deps> {
   return deps();
 }
 
+function count(name: 'records' | 'jobs' | 'days', fallback?: number): number {
+  const text = values[name];
+  const value = text === undefined ? fallback : Number(text);
+  if (value === undefined) throw new UsageError(`--${name} is required`);
+  if (!Number.isInteger(value) || value < (name === 'jobs' ? 0 : 1))
+    throw new UsageError(`--${name} must be a ${name === 'jobs' ? 'non-negative' : 'positive'} integer`);
+  return value;
+}
+
+/**
+ * `seed`: a firm's bulk history (shared/services/seed). With --create, onboards a new firm first (its admin
+ * and API key are printed with the summary); otherwise --firm must name an existing firm.
+ */
+async function seed(): Promise<unknown> {
+  const records = count('records');
+  const jobs = count('jobs');
+  const days = count('days', 365);
+  if (values.create && values.firm)
+    throw new UsageError('--create makes a new firm: give --firm or --create');
+  const d = await stageKeyDeps();
+  const publicBaseUrl = values.stage
+    ? required('public-base-url')
+    : (process.env.PUBLIC_BASE_URL ?? localStack().info.baseUrl);
+  let created: Awaited<ReturnType<typeof onboardFirm>> | undefined;
+  if (values.create) {
+    const name = values.name ?? 'Seeded Advice Ltd';
+    created = await onboardFirm(d, {
+      name,
+      frnNumber: '123456',
+      plan: 'BOTH',
+      adminName: 'Seed Admin',
+      adminEmail: 'admin@seed.invalid',
+    });
+  }
+  const firmId = created?.firm.id ?? required('firm');
+  if (!(await getFirm(d, firmId))) throw new UsageError(`No firm ${firmId}`);
+  const summary = await seedFirm(d, { firmId, records, jobs, days, publicBaseUrl });
+  return created ? { ...summary, created } : summary;
+}
+
 /** `backfill indexes`: one run (all of it, or --max-items), printing where the next run continues. */
 async function backfill(d: Deps) {
   const maxItems = values['max-items'] === undefined ? undefined : Number(values['max-items']);
@@ -299,6 +347,8 @@ async function run(): Promise<unknown> {
         ...(current.fingerprint === fingerprint ? { replacement: await newKey(d) } : {}),
       });
     }
+    case 'seed':
+      return seed();
     case 'backfill indexes':
       return backfill(deps());
     default:

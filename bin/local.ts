@@ -4,7 +4,8 @@
  * handler modules the Lambdas run. Configuration: PORT (3000), DATA_DIR (.data), LOG_LEVEL (WARN),
  * OUTBOX_SWEEP_INTERVAL_SECONDS (60), OUTBOX_GRACE_SECONDS (30), PUBLIC_BASE_URL (the server's own URL),
  * LOCAL_INSTANCES (0: handlers run in this thread; N: on N isolated Lambda-like instances, one invocation each at
- * a time), SIGNER_LATENCY_MS (0) and SIGNER_RATE_LIMIT (0: unlimited) for a signer that behaves like KMS.
+ * a time), SIGNER_LATENCY_MS (0) and SIGNER_RATE_LIMIT (0: unlimited) for a signer that behaves like KMS,
+ * LOCAL_DYNAMO_METRICS (false; true counts DynamoDB reads into GET /__local/metrics, for bench/reads).
  * It also serves the web console at /console/ (console/dist, built by npm start when stale) and the dev issuer's
  * OIDC sign-in for it under /dev-issuer/ (docs/console.md).
  */
@@ -29,6 +30,7 @@ import { LocalSigner } from '../shared/adapters/local/local-signer.js';
 import { presignedUploadHandler, UrlSigningSecret } from '../shared/adapters/local/presigned-uploads.js';
 import { LocalQueue, lambdaContext } from '../shared/adapters/local/local-queue.js';
 import { SignerQuota } from '../shared/adapters/local/signer-quota.js';
+import { DynamoMeter } from '../shared/adapters/local/dynamo-meter.js';
 import { httpRoutes } from '../shared/routes.js';
 import { ENV, intEnv, optionalEnv } from '../shared/runtime/config.js';
 import { installDeps } from '../shared/runtime/deps.js';
@@ -51,6 +53,9 @@ const port = intEnv('PORT', 3000);
 const instanceCount = intEnv(ENV.localInstances, 0);
 // One quota and one set of Sign counters for the whole stack, in shared memory every instance draws on.
 const signerQuota = SignerQuota.create(intEnv(ENV.signerRateLimit, 0));
+// LOCAL_DYNAMO_METRICS=true: DynamoDB reads counted across every instance (bench/reads), in /__local/metrics.
+const dynamoMeter =
+  optionalEnv('LOCAL_DYNAMO_METRICS', 'false') === 'true' ? DynamoMeter.create() : undefined;
 const paths = localPaths(dataDir);
 mkdirSync(dataDir, { recursive: true });
 
@@ -112,10 +117,10 @@ const server = createApiServer({
   localPaths: async (request, response, readBody) => {
     if (devAuthorization && (await devAuthorization(request, response, readBody))) return true;
     if (await consoleSite(request, response, readBody)) return true;
-    // The stack's Sign counters, across every instance (benches and tests read them).
+    // The stack's Sign counters (and DynamoDB reads, when metered), across every instance (benches, tests).
     if (request.method === 'GET' && request.url === '/__local/metrics') {
       response.writeHead(200, { 'content-type': 'application/json' });
-      response.end(JSON.stringify(signerQuota.counts()));
+      response.end(JSON.stringify({ ...signerQuota.counts(), ...dynamoMeter?.counts() }));
       return true;
     }
     return presignedUploads(request, response, readBody);
@@ -138,7 +143,16 @@ const queue = new LocalQueue();
 let pool: InstancePool | undefined;
 if (instanceCount === 0) {
   // In-process (the default): every invocation runs in this thread, sharing one composition root.
-  installDeps(createLocalDeps({ dataDir, dynamoEndpoint: dynamo.endpoint, baseUrl, queue, signerQuota }));
+  installDeps(
+    createLocalDeps({
+      dataDir,
+      dynamoEndpoint: dynamo.endpoint,
+      baseUrl,
+      queue,
+      signerQuota,
+      ...(dynamoMeter ? { dynamoMeter } : {}),
+    }),
+  );
   invoke = async (module, name, event) => {
     const handler = await handlerOf(module);
     return { value: await handler(event, lambdaContext(name)) };
@@ -148,7 +162,14 @@ if (instanceCount === 0) {
   new LocalSigner(paths.signingKey);
   const instancePool = new InstancePool(
     instanceCount,
-    { root, dataDir, dynamoEndpoint: dynamo.endpoint, baseUrl, signerQuota: signerQuota.buffer },
+    {
+      root,
+      dataDir,
+      dynamoEndpoint: dynamo.endpoint,
+      baseUrl,
+      signerQuota: signerQuota.buffer,
+      ...(dynamoMeter ? { dynamoMeter: dynamoMeter.buffer } : {}),
+    },
     (name, message, delaySeconds) => queue.send(name, message, { delaySeconds }),
     { freeze: optionalEnv(ENV.localFreezeBetweenInvocations, 'false') === 'true' },
   );

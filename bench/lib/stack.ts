@@ -13,7 +13,7 @@ export interface EmbeddedStack extends LocalStackInfo {
   dynamoPid: number | undefined;
   /** What the stack printed (stdout and stderr), for diagnostics. */
   logs(): string;
-  /** Stops the stack (and its DynamoDB Local) and removes DATA_DIR. */
+  /** Stops the stack (and its DynamoDB Local) and removes DATA_DIR (unless it was given). */
   stop(): Promise<void>;
 }
 
@@ -33,8 +33,17 @@ export function isRunning(pid: number): boolean {
   }
 }
 
-export async function startStack(options: { env?: Record<string, string> } = {}): Promise<EmbeddedStack> {
-  const stack = await start({ env: { LOG_LEVEL: 'ERROR', ...options.env } });
+/**
+ * Starts a stack; with `dataDir` (an existing stack's data, e.g. seeded by an earlier run) it is reused and
+ * kept at stop, otherwise a fresh DATA_DIR is made and removed at stop.
+ */
+export async function startStack(
+  options: { env?: Record<string, string>; dataDir?: string } = {},
+): Promise<EmbeddedStack> {
+  const stack = await start({
+    env: { LOG_LEVEL: 'ERROR', ...options.env },
+    ...(options.dataDir ? { dataDir: options.dataDir } : {}),
+  });
   const pid = Number(readFileSync(`${stack.dataDir}/dynamodb.pid`, 'utf8'));
   return {
     baseUrl: stack.baseUrl,
@@ -44,7 +53,7 @@ export async function startStack(options: { env?: Record<string, string> } = {})
     dynamoPid: Number.isInteger(pid) && pid > 0 ? pid : undefined,
     logs: stack.output,
     stop: async () => {
-      await stopStack(stack, { removeData: true });
+      await stopStack(stack, { removeData: !options.dataDir });
     },
   };
 }

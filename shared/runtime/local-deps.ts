@@ -6,6 +6,7 @@ import { UrlSigningSecret } from '../adapters/local/presigned-uploads.js';
 import { LocalQueue } from '../adapters/local/local-queue.js';
 import { LocalSigner } from '../adapters/local/local-signer.js';
 import type { SignerQuota } from '../adapters/local/signer-quota.js';
+import { meteredDb, type DynamoMeter } from '../adapters/local/dynamo-meter.js';
 import { ThrottledSigner } from '../adapters/throttled-signer.js';
 import { systemClock } from '../ports/clock.js';
 import type { Queue } from '../ports/queue.js';
@@ -59,6 +60,8 @@ export function createLocalDeps(options: {
   baseUrl: string;
   queue?: Queue;
   signerQuota?: SignerQuota;
+  /** Counts the DynamoDB reads (LOCAL_DYNAMO_METRICS, shared/adapters/local/dynamo-meter.ts). */
+  dynamoMeter?: DynamoMeter;
 }): Deps {
   const paths = localPaths(options.dataDir);
   const signerOptions = {
@@ -68,7 +71,9 @@ export function createLocalDeps(options: {
   const signer = new ThrottledSigner(new LocalSigner(paths.signingKey, signerOptions), signerLimits());
   const signers = new Map<string, Signer>([[signer.keyId, signer]]);
   return {
-    db: createDocumentClient(options.dynamoEndpoint),
+    db: options.dynamoMeter
+      ? meteredDb(createDocumentClient(options.dynamoEndpoint), options.dynamoMeter)
+      : createDocumentClient(options.dynamoEndpoint),
     tables: LOCAL_TABLES,
     signer,
     signerFor(keyId) {

@@ -95,8 +95,8 @@ export async function advanceHeadToLastRecord(deps: Deps, firmId: string, seen: 
   await writeConditionally(deps, [headItem(deps, { ...last, firmId }, seen)]);
 }
 
-/** The head's move from `from` (conditional on it still being there) to `to`. */
-function recordItem(deps: Deps, record: LedgerRecord): TransactItem {
+/** A record's row, created only if its position is free (the bulk seed, shared/services/seed, puts its Item). */
+export function recordItem(deps: Deps, record: LedgerRecord): TransactItem {
   return {
     Put: {
       TableName: deps.tables.ledger,
@@ -106,7 +106,8 @@ function recordItem(deps: Deps, record: LedgerRecord): TransactItem {
   };
 }
 
-function headItem(
+/** The head's move from `from` (conditional on it still being there) to `to`. */
+export function headItem(
   deps: Deps,
   to: Pick<LedgerRecord, 'firmId' | 'sequenceNumber' | 'chainHash' | 'timestamp'>,
   from: ChainHead,

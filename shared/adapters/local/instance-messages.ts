@@ -15,6 +15,8 @@ export interface InstanceData {
   baseUrl: string;
   /** The stack's signer quota and Sign counters (shared/adapters/local/signer-quota.ts). */
   signerQuota: SharedArrayBuffer;
+  /** The stack's DynamoDB read meter, when LOCAL_DYNAMO_METRICS is on (shared/adapters/local/dynamo-meter.ts). */
+  dynamoMeter?: SharedArrayBuffer;
   /**
    * With LOCAL_FREEZE_BETWEEN_INVOCATIONS: one Int32 per instance, bumped by the main thread before each
    * invocation; an instance that answered blocks on its cell (Atomics.wait) until the next bump, as Lambda

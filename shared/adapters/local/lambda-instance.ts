@@ -18,6 +18,7 @@ import { handlerModules } from './handler-modules.js';
 import { InstanceQueue } from './instance-queue.js';
 import { lambdaContext } from './local-queue.js';
 import { SignerQuota } from './signer-quota.js';
+import { DynamoMeter } from './dynamo-meter.js';
 
 const port = parentPort!;
 const data = workerData as InstanceData;
@@ -32,6 +33,7 @@ installDeps(
     baseUrl: data.baseUrl,
     queue,
     signerQuota: SignerQuota.attach(data.signerQuota),
+    ...(data.dynamoMeter ? { dynamoMeter: DynamoMeter.attach(data.dynamoMeter) } : {}),
   }),
 );
 

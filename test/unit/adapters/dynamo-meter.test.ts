@@ -1,0 +1,55 @@
+import { GetItemCommand, QueryCommand as RawQueryCommand } from '@aws-sdk/client-dynamodb';
+import {
+  BatchGetCommand,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  TransactGetCommand,
+} from '@aws-sdk/lib-dynamodb';
+import { DynamoMeter, meteredDb } from '../../../shared/adapters/local/dynamo-meter.js';
+import type { DocumentDb } from '../../../shared/store/dynamo.js';
+
+/** A client answering each command with the output queued for it. */
+function fakeDb(outputs: unknown[]): DocumentDb {
+  return { send: (async () => outputs.shift()) as unknown as DocumentDb['send'] };
+}
+
+describe('DynamoMeter (LOCAL_DYNAMO_METRICS)', () => {
+  it('counts read calls and the items DynamoDB read: ScannedCount, found items, batch and transaction reads', async () => {
+    const meter = DynamoMeter.create();
+    const db = meteredDb(
+      fakeDb([
+        { Items: [{}], Count: 1, ScannedCount: 40 }, // a filtered query reads 40 items to return 1
+        { Count: 0, ScannedCount: 0 },
+        { Item: { pk: 'a' } },
+        {}, // a GetItem that found nothing
+        { Item: { pk: { S: 'a' } } },
+        { Items: [], ScannedCount: 7 },
+        { Responses: { main: [{}, {}], ledger: [{}] } },
+        { Responses: [{ Item: {} }, {}, { Item: {} }] },
+        {}, // a write: not counted
+      ]),
+      meter,
+    );
+    const query = { TableName: 't', KeyConditionExpression: 'pk = :pk' };
+    await db.send(new QueryCommand(query));
+    await db.send(new QueryCommand(query));
+    await db.send(new GetCommand({ TableName: 't', Key: { pk: 'a' } }));
+    await db.send(new GetCommand({ TableName: 't', Key: { pk: 'b' } }));
+    await db.send(new GetItemCommand({ TableName: 't', Key: { pk: { S: 'a' } } }));
+    await db.send(new RawQueryCommand(query));
+    await db.send(new BatchGetCommand({ RequestItems: {} }));
+    await db.send(new TransactGetCommand({ TransactItems: [] }));
+    await db.send(new PutCommand({ TableName: 't', Item: { pk: 'a' } }));
+    expect(meter.counts()).toEqual({ dynamoReadCalls: 8, dynamoItemsRead: 40 + 0 + 1 + 0 + 1 + 7 + 3 + 2 });
+  });
+
+  it('shares its counters with every thread that attaches to its buffer', async () => {
+    const meter = DynamoMeter.create();
+    const other = DynamoMeter.attach(meter.buffer);
+    await meteredDb(fakeDb([{ ScannedCount: 5 }]), other).send(
+      new QueryCommand({ TableName: 't', KeyConditionExpression: 'pk = :pk' }),
+    );
+    expect(meter.counts()).toEqual({ dynamoReadCalls: 1, dynamoItemsRead: 5 });
+  });
+});
