@@ -12,7 +12,7 @@ import type { Deps } from '../../runtime/deps.js';
 import { getReconciliation } from '../../store/backup-store.js';
 import { pendingOutboxSequences } from '../../store/ledger-presence.js';
 import { getRecordBySequence, readHead } from '../../store/ledger-store.js';
-import { copyAtSequence } from './immutable-copy.js';
+import { copyAtSequence, copyOfRecord } from './immutable-copy.js';
 
 /** The latest records checked on every call (the head and the ones before it). */
 const LATEST_CHECKS = 3;
@@ -51,12 +51,15 @@ export async function backupStatus(deps: Deps, firmId: string) {
   const databaseCount = head.sequenceNumber - missingRows;
   const immutableCount = head.sequenceNumber - missingCopies - pendingCopies;
 
+  // A spot check reads the row, then its own copy by key (one read whatever the store holds); only a missing
+  // row makes it look for any copy claiming the position (a prefix listing). Copies under another id at a
+  // position are the reconciliation's and the verification's to find.
   const spotChecks = await Promise.all(
     spotCheckPicks(head.sequenceNumber).map(async (sequenceNumber) => {
-      const [row, copy] = await Promise.all([
-        getRecordBySequence(deps, firmId, sequenceNumber),
-        copyAtSequence(deps, firmId, sequenceNumber).catch(() => null),
-      ]);
+      const row = await getRecordBySequence(deps, firmId, sequenceNumber);
+      const copy = await (row ? copyOfRecord(deps, row) : copyAtSequence(deps, firmId, sequenceNumber)).catch(
+        () => null,
+      );
       return {
         recordId: copy?.record.id ?? row?.id ?? null,
         sequenceNumber,

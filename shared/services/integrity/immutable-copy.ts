@@ -11,7 +11,11 @@ import { keyProblemAt, type KeyProblem } from '../../ledger/key-history.js';
 import { signingKeyHistory } from '../key-history.js';
 import { checkRecord } from '../../ledger/verify.js';
 import type { Deps } from '../../runtime/deps.js';
-import { immutableSequencePrefix, parseImmutableRecordKey } from '../../store/immutable-layout.js';
+import {
+  immutableRecordKey,
+  immutableSequencePrefix,
+  parseImmutableRecordKey,
+} from '../../store/immutable-layout.js';
 import { getRecordBySequence } from '../../store/ledger-store.js';
 
 export interface ImmutableCopy {
@@ -70,6 +74,17 @@ export async function copyProblems(
  * objects claim one sequence number, the one whose own hashes and signature hold, by a key valid at its
  * timestamp (the key history), is the copy.
  */
+/**
+ * The copy of one record at the key the archive writes it to (its firm, sequence number and id): one read. What
+ * a spot check needs; finding every copy that claims a sequence number (another id) is `copyAtSequence`'s job.
+ */
+export function copyOfRecord(
+  deps: Deps,
+  record: Pick<LedgerRecord, 'firmId' | 'sequenceNumber' | 'id'>,
+): Promise<ImmutableCopy | null> {
+  return readCopy(deps, immutableRecordKey(record.firmId, record.sequenceNumber, record.id));
+}
+
 export async function copyAtSequence(
   deps: Deps,
   firmId: string,
