@@ -2,6 +2,7 @@ import type { Deps } from '../runtime/deps.js';
 import { queryAll, send, withoutKeys } from './dynamo.js';
 import { keys, SK_PREFIX } from './keys.js';
 import { writeConditionally, writeNew, type TransactItem } from './conditional-write.js';
+import { skPrefixCondition, skPrefixValues } from './sk-prefix.js';
 
 export interface ApiKeyItem {
   id: string;
@@ -58,8 +59,8 @@ export async function findApiKeyByHash(deps: Deps, keyHash: string): Promise<Api
 export async function listApiKeys(deps: Deps, firmId: string): Promise<ApiKeyItem[]> {
   const items = await queryAll(deps.db, {
     TableName: deps.tables.main,
-    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-    ExpressionAttributeValues: { ':pk': keys.firmPk(firmId), ':prefix': SK_PREFIX.apiKey },
+    KeyConditionExpression: `pk = :pk AND ${skPrefixCondition(':prefix')}`,
+    ExpressionAttributeValues: { ':pk': keys.firmPk(firmId), ...skPrefixValues(':prefix', SK_PREFIX.apiKey) },
   });
   return items.map((item) => withoutKeys(item, ['keyHash']) as unknown as ApiKeyItem);
 }

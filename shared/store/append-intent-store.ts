@@ -2,6 +2,7 @@ import type { Deps } from '../runtime/deps.js';
 import { writeConditionally, type TransactItem, type WriteOutcome } from './conditional-write.js';
 import { send } from './dynamo.js';
 import { keys, SK_PREFIX } from './keys.js';
+import { skPrefixCondition, skPrefixValues } from './sk-prefix.js';
 
 /**
  * Append intents: an append waiting in the firm's partition of the ledger table (`APPEND#<recordId>`) for the
@@ -73,8 +74,11 @@ export async function listIntents<T extends IntentOf>(
 ): Promise<{ pending: T[]; stale: string[] }> {
   const { Items = [] } = await send(deps.db, 'Query', {
     TableName: deps.tables.ledger,
-    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-    ExpressionAttributeValues: { ':pk': keys.firmPk(firmId), ':prefix': SK_PREFIX.appendIntent },
+    KeyConditionExpression: `pk = :pk AND ${skPrefixCondition(':prefix')}`,
+    ExpressionAttributeValues: {
+      ':pk': keys.firmPk(firmId),
+      ...skPrefixValues(':prefix', SK_PREFIX.appendIntent),
+    },
     ConsistentRead: true,
     Limit: limit,
   });

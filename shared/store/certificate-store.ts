@@ -12,6 +12,7 @@ import {
 } from './list-attributes.js';
 import type { ListQuery } from './list-page.js';
 import { MAIN_LISTS } from './tables.js';
+import { skPrefixCondition, skPrefixValues } from './sk-prefix.js';
 
 /**
  * An issued certificate: `FIRM#<firmId>` / `CERT#<recordId>` in the main table (one per record by key), plus
@@ -203,8 +204,11 @@ export function impactAssessmentKey(firmId: string, assessmentId: string): { pk:
 export async function certificateRecordIds(deps: Deps, firmId: string): Promise<string[]> {
   const items = await queryAll(deps.db, {
     TableName: deps.tables.main,
-    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-    ExpressionAttributeValues: { ':pk': keys.firmPk(firmId), ':prefix': SK_PREFIX.certificate },
+    KeyConditionExpression: `pk = :pk AND ${skPrefixCondition(':prefix')}`,
+    ExpressionAttributeValues: {
+      ':pk': keys.firmPk(firmId),
+      ...skPrefixValues(':prefix', SK_PREFIX.certificate),
+    },
     ProjectionExpression: 'sk',
     ConsistentRead: true,
   });

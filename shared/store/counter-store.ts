@@ -22,6 +22,7 @@ import type { Deps } from '../runtime/deps.js';
 import { writeConditionally, type TransactItem, type WriteOutcome } from './conditional-write.js';
 import { queryAll } from './dynamo.js';
 import { keys } from './keys.js';
+import { skPrefixCondition, skPrefixValues } from './sk-prefix.js';
 
 const COUNTER_PREFIX = 'CNT#';
 const shardSk = (family: CounterFamily, shard: number) =>
@@ -78,8 +79,11 @@ export async function readCounterFamily(
 ): Promise<FamilyRead> {
   const items = await queryAll(deps.db, {
     TableName: deps.tables.main,
-    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-    ExpressionAttributeValues: { ':pk': keys.firmPk(firmId), ':prefix': familyPrefix(family) },
+    KeyConditionExpression: `pk = :pk AND ${skPrefixCondition(':prefix')}`,
+    ExpressionAttributeValues: {
+      ':pk': keys.firmPk(firmId),
+      ...skPrefixValues(':prefix', familyPrefix(family)),
+    },
     ConsistentRead: true,
   });
   const revs = new Map<number, number>();

@@ -8,6 +8,7 @@ import {
 } from './conditional-write.js';
 import { queryAll, send, withoutKeys } from './dynamo.js';
 import { keys, SK_PREFIX } from './keys.js';
+import { skPrefixCondition, skPrefixValues } from './sk-prefix.js';
 
 /** A firm's own document type, or its override of a platform default: `FIRM#<firmId>`, `DOCTYPE#<slug>`. */
 export type DocumentTypeItem = DocumentType;
@@ -29,8 +30,11 @@ export async function getDocumentType(
 export async function listDocumentTypes(deps: Deps, firmId: string): Promise<DocumentTypeItem[]> {
   const items = await queryAll(deps.db, {
     TableName: deps.tables.main,
-    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-    ExpressionAttributeValues: { ':pk': keys.firmPk(firmId), ':prefix': SK_PREFIX.documentType },
+    KeyConditionExpression: `pk = :pk AND ${skPrefixCondition(':prefix')}`,
+    ExpressionAttributeValues: {
+      ':pk': keys.firmPk(firmId),
+      ...skPrefixValues(':prefix', SK_PREFIX.documentType),
+    },
     ConsistentRead: true,
   });
   return items.map((item) => withoutKeys(item) as unknown as DocumentTypeItem);

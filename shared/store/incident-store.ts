@@ -12,6 +12,7 @@ import type { Deps } from '../runtime/deps.js';
 import { queryAll, send, withoutKeys } from './dynamo.js';
 import { keys, SK_PREFIX } from './keys.js';
 import type { TransactItem } from './conditional-write.js';
+import { skPrefixCondition, skPrefixValues } from './sk-prefix.js';
 
 /**
  * An incident, `FIRM#<firmId>` / `INC#<incidentId>`, and its remediation actions right after it,
@@ -120,10 +121,10 @@ export async function getIncidentWithRemediations(
 ): Promise<IncidentWithRemediations | null> {
   const items = await queryAll(deps.db, {
     TableName: deps.tables.main,
-    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+    KeyConditionExpression: `pk = :pk AND ${skPrefixCondition(':prefix')}`,
     ExpressionAttributeValues: {
       ':pk': keys.firmPk(firmId),
-      ':prefix': keys.incident(firmId, incidentId).sk,
+      ...skPrefixValues(':prefix', keys.incident(firmId, incidentId).sk),
     },
     ConsistentRead: true,
   });
@@ -165,8 +166,8 @@ export async function listRecentIncidents(
   do {
     const page = await send(deps.db, 'Query', {
       TableName: deps.tables.main,
-      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-      ExpressionAttributeValues: { ':pk': pk, ':prefix': SK_PREFIX.incident },
+      KeyConditionExpression: `pk = :pk AND ${skPrefixCondition(':prefix')}`,
+      ExpressionAttributeValues: { ':pk': pk, ...skPrefixValues(':prefix', SK_PREFIX.incident) },
       ScanIndexForward: false,
       ExclusiveStartKey: startKey,
       Limit: limit + 20,
@@ -193,8 +194,11 @@ export async function listIncidentFacts(
   const items = await queryAll(deps.db, {
     TableName: deps.tables.main,
     ConsistentRead: true,
-    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-    ExpressionAttributeValues: { ':pk': keys.firmPk(firmId), ':prefix': SK_PREFIX.incident },
+    KeyConditionExpression: `pk = :pk AND ${skPrefixCondition(':prefix')}`,
+    ExpressionAttributeValues: {
+      ':pk': keys.firmPk(firmId),
+      ...skPrefixValues(':prefix', SK_PREFIX.incident),
+    },
     ProjectionExpression: 'sk, severity, category, #status, reportedAt, resolvedAt',
     ExpressionAttributeNames: { '#status': 'status' },
   });

@@ -3,6 +3,7 @@ import type { Deps } from '../runtime/deps.js';
 import { writeConditionally, writeNew, type TransactItem } from './conditional-write.js';
 import { send, withoutKeys } from './dynamo.js';
 import { keys, padSequence, SK_PREFIX } from './keys.js';
+import { skPrefixCondition, skPrefixValues } from './sk-prefix.js';
 
 /** Broken records kept on a run; the count is exact, the list stops here (a wrecked chain is not a 400 KB item). */
 export const MAX_LISTED_BROKEN = 200;
@@ -154,8 +155,11 @@ export async function getCheckpoint(deps: Deps, firmId: string): Promise<Checkpo
 export async function recentRuns(deps: Deps, firmId: string, limit: number): Promise<VerificationRun[]> {
   const { Items = [] } = await send(deps.db, 'Query', {
     TableName: deps.tables.main,
-    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-    ExpressionAttributeValues: { ':pk': keys.firmPk(firmId), ':prefix': SK_PREFIX.verification },
+    KeyConditionExpression: `pk = :pk AND ${skPrefixCondition(':prefix')}`,
+    ExpressionAttributeValues: {
+      ':pk': keys.firmPk(firmId),
+      ...skPrefixValues(':prefix', SK_PREFIX.verification),
+    },
     ScanIndexForward: false,
     Limit: limit,
   });

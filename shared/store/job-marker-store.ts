@@ -11,6 +11,7 @@ import type { Deps } from '../runtime/deps.js';
 import type { TransactItem } from './conditional-write.js';
 import { send } from './dynamo.js';
 import { keys } from './keys.js';
+import { skPrefixCondition, skPrefixValues } from './sk-prefix.js';
 
 const MODEL_SEEN = 'MSEEN#';
 const FLAGGED = 'VFLAGGED#';
@@ -52,8 +53,8 @@ export function jobMarkerPutItems(deps: Deps, job: MarkedJob): TransactItem[] {
 async function edge(deps: Deps, prefix: string, pk: string, forward: boolean) {
   const { Items } = await send(deps.db, 'Query', {
     TableName: deps.tables.main,
-    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-    ExpressionAttributeValues: { ':pk': pk, ':prefix': prefix },
+    KeyConditionExpression: `pk = :pk AND ${skPrefixCondition(':prefix')}`,
+    ExpressionAttributeValues: { ':pk': pk, ...skPrefixValues(':prefix', prefix) },
     ScanIndexForward: forward,
     Limit: 1,
     ConsistentRead: true,
@@ -81,8 +82,8 @@ export async function modelSeenRange(
 export async function recentFlaggedJobIds(deps: Deps, firmId: string, limit: number): Promise<string[]> {
   const { Items } = await send(deps.db, 'Query', {
     TableName: deps.tables.main,
-    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-    ExpressionAttributeValues: { ':pk': keys.firmPk(firmId), ':prefix': FLAGGED },
+    KeyConditionExpression: `pk = :pk AND ${skPrefixCondition(':prefix')}`,
+    ExpressionAttributeValues: { ':pk': keys.firmPk(firmId), ...skPrefixValues(':prefix', FLAGGED) },
     ScanIndexForward: false,
     Limit: limit,
     ConsistentRead: true,

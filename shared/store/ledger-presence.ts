@@ -5,6 +5,7 @@
 import type { Deps } from '../runtime/deps.js';
 import { send } from './dynamo.js';
 import { keys, SK_PREFIX } from './keys.js';
+import { skPrefixCondition, skPrefixValues } from './sk-prefix.js';
 
 /** The sequence numbers 1..upTo that have a database row, ascending, page by page (keys only). */
 export async function* rowSequences(deps: Deps, firmId: string, upTo: number): AsyncGenerator<number[]> {
@@ -59,8 +60,11 @@ export async function* outboxSequencePages(deps: Deps, firmId: string): AsyncGen
   do {
     const page = await send(deps.db, 'Query', {
       TableName: deps.tables.ledger,
-      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-      ExpressionAttributeValues: { ':pk': keys.firmPk(firmId), ':prefix': SK_PREFIX.outbox },
+      KeyConditionExpression: `pk = :pk AND ${skPrefixCondition(':prefix')}`,
+      ExpressionAttributeValues: {
+        ':pk': keys.firmPk(firmId),
+        ...skPrefixValues(':prefix', SK_PREFIX.outbox),
+      },
       ProjectionExpression: 'sk',
       ConsistentRead: true,
       ExclusiveStartKey: startKey,

@@ -10,6 +10,7 @@ import type { Deps } from '../runtime/deps.js';
 import { countAll, dynamoSdk, send } from './dynamo.js';
 import { keys, padSequence, SK_PREFIX } from './keys.js';
 import { LEDGER_BY_RECORD_ID } from './tables.js';
+import { skPrefixCondition, skPrefixValues } from './sk-prefix.js';
 
 /*
  * Reading the ledger table: a firm's chain head and its record rows. The writes are in ledger-writes.ts, the
@@ -245,7 +246,7 @@ function summariseOutputLog(command: RawQueryCommand): RawQueryCommand {
 export async function countRecordRows(deps: Deps, firmId: string): Promise<number> {
   return countAll(deps.db, {
     TableName: deps.tables.ledger,
-    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :rec)',
-    ExpressionAttributeValues: { ':pk': keys.firmPk(firmId), ':rec': SK_PREFIX.record },
+    KeyConditionExpression: `pk = :pk AND ${skPrefixCondition(':rec')}`,
+    ExpressionAttributeValues: { ':pk': keys.firmPk(firmId), ...skPrefixValues(':rec', SK_PREFIX.record) },
   });
 }

@@ -6,6 +6,7 @@ import { keys, SK_PREFIX } from './keys.js';
 import type { ChainHead } from './ledger-store.js';
 import { outboxItem } from './ledger-outbox-store.js';
 import { recordRow } from './record-index.js';
+import { skPrefixCondition, skPrefixValues } from './sk-prefix.js';
 
 /**
  * The writes to a firm's chain in the ledger table: committing a batch of records after the head, moving a
@@ -83,8 +84,8 @@ export async function commitBatch(
 export async function advanceHeadToLastRecord(deps: Deps, firmId: string, seen: ChainHead): Promise<void> {
   const { Items = [] } = await send(deps.db, 'Query', {
     TableName: deps.tables.ledger,
-    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :rec)',
-    ExpressionAttributeValues: { ':pk': keys.firmPk(firmId), ':rec': SK_PREFIX.record },
+    KeyConditionExpression: `pk = :pk AND ${skPrefixCondition(':rec')}`,
+    ExpressionAttributeValues: { ':pk': keys.firmPk(firmId), ...skPrefixValues(':rec', SK_PREFIX.record) },
     ScanIndexForward: false,
     Limit: 1,
     ConsistentRead: true,

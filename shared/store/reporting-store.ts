@@ -15,6 +15,7 @@ import type { Deps } from '../runtime/deps.js';
 import { queryAll, send } from './dynamo.js';
 import { keys, padSequence, SK_PREFIX } from './keys.js';
 import { conditionFailedAt, writeConditionally, type TransactItem } from './conditional-write.js';
+import { skPrefixCondition, skPrefixValues } from './sk-prefix.js';
 
 /**
  * Reporting aggregates in the main table, per firm:
@@ -335,8 +336,12 @@ export async function projectJobs(
   );
   return queryAll(deps.db, {
     TableName: deps.tables.main,
-    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-    ExpressionAttributeValues: { ':pk': keys.firmPk(firmId), ':prefix': SK_PREFIX.job, ...filter?.values },
+    KeyConditionExpression: `pk = :pk AND ${skPrefixCondition(':prefix')}`,
+    ExpressionAttributeValues: {
+      ':pk': keys.firmPk(firmId),
+      ...skPrefixValues(':prefix', SK_PREFIX.job),
+      ...filter?.values,
+    },
     ExpressionAttributeNames: names,
     ProjectionExpression: projection.join(', '),
     ...(filter ? { FilterExpression: filter.expression } : {}),
@@ -368,8 +373,8 @@ export async function seedAggregateItems(
   }
   const existing = await queryAll(deps.db, {
     TableName: deps.tables.main,
-    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :agg)',
-    ExpressionAttributeValues: { ':pk': keys.firmPk(firmId), ':agg': 'AGG#' },
+    KeyConditionExpression: `pk = :pk AND ${skPrefixCondition(':agg')}`,
+    ExpressionAttributeValues: { ':pk': keys.firmPk(firmId), ...skPrefixValues(':agg', 'AGG#') },
     ConsistentRead: true,
   });
   for (const item of existing) {

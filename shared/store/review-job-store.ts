@@ -15,6 +15,7 @@ import {
 } from './list-attributes.js';
 import { readListPage, type ListQuery } from './list-page.js';
 import { MAIN_JOB_SWEEP, MAIN_LISTS, MAIN_LISTS_BY_REFERENCE, MAIN_LISTS_FILTERED } from './tables.js';
+import { skPrefixCondition, skPrefixValues } from './sk-prefix.js';
 
 /** A review job: `FIRM#<firmId>`, `JOB#<jobId>` in the main table (what GET /v1/firm/me/stats counts). */
 export interface ReviewJobItem {
@@ -316,8 +317,8 @@ export async function* jobPages(deps: Deps, firmId: string): AsyncGenerator<Stor
   do {
     const page = await send(deps.db, 'Query', {
       TableName: deps.tables.main,
-      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-      ExpressionAttributeValues: { ':pk': keys.firmPk(firmId), ':prefix': SK_PREFIX.job },
+      KeyConditionExpression: `pk = :pk AND ${skPrefixCondition(':prefix')}`,
+      ExpressionAttributeValues: { ':pk': keys.firmPk(firmId), ...skPrefixValues(':prefix', SK_PREFIX.job) },
       ConsistentRead: true,
       ExclusiveStartKey: startKey,
     });

@@ -9,6 +9,7 @@ import type { TransactItem } from './conditional-write.js';
 import { queryAll, withoutKeys } from './dynamo.js';
 import { keys, SK_PREFIX } from './keys.js';
 import type { StoredJob } from './review-job-store.js';
+import { skPrefixCondition, skPrefixValues } from './sk-prefix.js';
 
 export type WaitingList = 'queue' | 'escalated';
 
@@ -59,10 +60,10 @@ export function waitingDeleteItem(
 export async function listWaiting(deps: Deps, firmId: string, list: WaitingList): Promise<WaitingJob[]> {
   const items = await queryAll(deps.db, {
     TableName: deps.tables.main,
-    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+    KeyConditionExpression: `pk = :pk AND ${skPrefixCondition(':prefix')}`,
     ExpressionAttributeValues: {
       ':pk': keys.firmPk(firmId),
-      ':prefix': list === 'queue' ? SK_PREFIX.reviewQueue : SK_PREFIX.reviewEscalated,
+      ...skPrefixValues(':prefix', list === 'queue' ? SK_PREFIX.reviewQueue : SK_PREFIX.reviewEscalated),
     },
     ConsistentRead: true,
   });

@@ -4,6 +4,7 @@ import type { Deps } from '../runtime/deps.js';
 import { writeConditionally, type TransactItem } from './conditional-write.js';
 import { queryAll, send, withoutKeys } from './dynamo.js';
 import { keys, SK_PREFIX } from './keys.js';
+import { skPrefixCondition, skPrefixValues } from './sk-prefix.js';
 
 export interface UserItem {
   id: string;
@@ -120,8 +121,8 @@ export async function getUserForUpdate(deps: Deps, firmId: string, userId: strin
 export async function listUsers(deps: Deps, firmId: string): Promise<UserItem[]> {
   const items = await queryAll(deps.db, {
     TableName: deps.tables.main,
-    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-    ExpressionAttributeValues: { ':pk': keys.firmPk(firmId), ':prefix': SK_PREFIX.user },
+    KeyConditionExpression: `pk = :pk AND ${skPrefixCondition(':prefix')}`,
+    ExpressionAttributeValues: { ':pk': keys.firmPk(firmId), ...skPrefixValues(':prefix', SK_PREFIX.user) },
     ConsistentRead: true,
   });
   return items.map((item) => withoutKeys(item) as unknown as UserItem);

@@ -6,6 +6,7 @@ import { conditionFailedAt, updateConditionally, writeConditionally, writeNew } 
 import { queryAll, send, withoutKeys } from './dynamo.js';
 import { keys, SK_PREFIX } from './keys.js';
 import type { ListQuery } from './list-page.js';
+import { skPrefixCondition, skPrefixValues } from './sk-prefix.js';
 
 export interface WebhookItem {
   id: string;
@@ -89,8 +90,11 @@ export async function getWebhook(deps: Deps, firmId: string, webhookId: string):
 export async function listWebhooks(deps: Deps, firmId: string): Promise<WebhookItem[]> {
   const items = await queryAll(deps.db, {
     TableName: deps.tables.main,
-    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-    ExpressionAttributeValues: { ':pk': keys.firmPk(firmId), ':prefix': SK_PREFIX.webhook },
+    KeyConditionExpression: `pk = :pk AND ${skPrefixCondition(':prefix')}`,
+    ExpressionAttributeValues: {
+      ':pk': keys.firmPk(firmId),
+      ...skPrefixValues(':prefix', SK_PREFIX.webhook),
+    },
     ConsistentRead: true,
   });
   return items.map((item) => withoutKeys(item) as unknown as WebhookItem);
@@ -226,10 +230,10 @@ export function deliveryListQuery(
   return {
     input: {
       TableName: deps.tables.main,
-      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+      KeyConditionExpression: `pk = :pk AND ${skPrefixCondition(':prefix')}`,
       ExpressionAttributeValues: {
         ':pk': keys.firmPk(firmId),
-        ':prefix': prefix,
+        ...skPrefixValues(':prefix', prefix),
         ...(status ? { ':status': status } : {}),
       },
       ...(status
