@@ -5,23 +5,12 @@ import type { components } from '../../../../clients/typescript/index';
 import { useApi } from '../../app/api';
 import { DataTable, ErrorMessage, Loading, Page } from '../../app/ui';
 import { dateTime, useAction, useApiLoad, words } from '../common';
+import {
+  INCIDENT_CATEGORIES as CATEGORIES,
+  INCIDENT_SEVERITIES as SEVERITIES,
+} from '../../../../shared/domain/governance/incidents.ts';
 
 type Incident = components['schemas']['Incident'];
-export const SEVERITIES = ['LOW', 'MEDIUM', 'HIGH', 'CRITICAL'] as const;
-export const CATEGORIES = [
-  'AI_MODEL',
-  'BIAS_FAIRNESS',
-  'CONSUMER_HARM',
-  'VULNERABLE_CUSTOMER',
-  'DATA_PROTECTION',
-  'SECURITY',
-  'OPERATIONAL',
-  'THIRD_PARTY',
-  'REGULATORY_BREACH',
-  'LEDGER_INTEGRITY',
-  'OTHER',
-] as const;
-
 export function IncidentsPage() {
   const api = useApi();
   const incidents = useApiLoad(() => api.GET('/v1/incidents'), [api]);

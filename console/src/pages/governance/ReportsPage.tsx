@@ -4,21 +4,10 @@ import type { components } from '../../../../clients/typescript/index';
 import { useApi } from '../../app/api';
 import { DataTable, ErrorMessage, Loading, Page } from '../../app/ui';
 import { actorName, dateTime, day, useAction, useApiLoad, words } from '../common';
+import { REPORT_TYPES as TYPES } from '../../../../shared/domain/governance/report-log.ts';
 
 type Entry = components['schemas']['ReportLogEntry'];
 type ReportType = Entry['type'];
-const TYPES: ReportType[] = [
-  'CONSUMER_DUTY',
-  'CONSUMER_DUTY_BOARD',
-  'BIAS',
-  'VULNERABILITY',
-  'MODEL_REGISTRY',
-  'MODEL_DRIFT',
-  'INCIDENTS',
-  'IMPACT_ASSESSMENTS',
-  'EXPLAINABILITY',
-  'LEDGER_INTEGRITY',
-];
 
 export function ReportsPage() {
   const api = useApi();

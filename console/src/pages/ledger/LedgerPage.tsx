@@ -9,31 +9,11 @@ import type { components } from '../../../../clients/typescript/index';
 import { useApi } from '../../app/api';
 import { DataTable, ErrorMessage, Loading, Page } from '../../app/ui';
 import { Pager, dateTime, hasNextPage, useAction, useApiLoad, usePaging, words } from '../common';
+import { LEDGER_EVENT_TYPES } from '../../../../shared/ledger/event-types.ts';
 
 type LedgerRecord = components['schemas']['LedgerRecord'];
 type EventType = components['schemas']['LedgerEventType'];
 type VerifyResponse = components['schemas']['VerifyResponse'];
-
-const EVENT_TYPES: EventType[] = [
-  'GENERATION_RECORDED',
-  'DOCUMENT_SUBMITTED',
-  'REVIEW_STARTED',
-  'REVIEW_COMPLETED',
-  'DOCUMENT_APPROVED',
-  'DOCUMENT_MODIFIED',
-  'DOCUMENT_REJECTED',
-  'CERTIFICATE_ISSUED',
-  'CHAIN_VERIFIED',
-  'CHAIN_REPAIRED',
-  'SLA_BREACHED',
-  'JOB_ESCALATED',
-  'IMPACT_ASSESSMENT_APPROVED',
-  'INCIDENT_LOGGED',
-  'INCIDENT_RESOLVED',
-  'ASSURANCE_REVIEW_SIGNED',
-  'FIRM_SETTINGS_UPDATED',
-  'SIGNING_KEY_ROTATED',
-];
 
 interface Filters {
   eventType: EventType | '';
@@ -97,7 +77,7 @@ export function LedgerPage() {
             <label htmlFor="filter-event">Event type</label>
             <select id="filter-event" value={draft.eventType} onChange={set('eventType')}>
               <option value="">Any event</option>
-              {EVENT_TYPES.map((t) => (
+              {LEDGER_EVENT_TYPES.map((t) => (
                 <option key={t} value={t}>
                   {words(t)}
                 </option>
