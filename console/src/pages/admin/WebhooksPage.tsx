@@ -8,23 +8,11 @@ import type { components } from '../../../../clients/typescript/index';
 import { useApi } from '../../app/api';
 import { DataTable, ErrorMessage, Loading, Page } from '../../app/ui';
 import { Pager, SecretOnce, dateTime, hasNextPage, useAction, useApiLoad, usePaging, words } from '../common';
+import { WEBHOOK_EVENT_NAMES } from '../../../../shared/ledger/event-types.ts';
 
 type Webhook = components['schemas']['Webhook'];
 type Delivery = components['schemas']['WebhookDelivery'];
-const eventList = [
-  'job.submitted',
-  'review.started',
-  'review.completed',
-  'document.approved',
-  'document.modified',
-  'document.rejected',
-  'chain.repaired',
-  'sla.breached',
-  'impact-assessment.approved',
-  'incident.logged',
-  'incident.resolved',
-  'firm-settings.updated',
-] as const;
+const eventList = Object.values(WEBHOOK_EVENT_NAMES);
 type EventName = (typeof eventList)[number];
 
 export function WebhooksPage() {
