@@ -2,7 +2,7 @@
  * bench/reads (issue 14): how every list, search, count and report endpoint grows with a firm's age. One
  * embedded stack (LOCAL_DYNAMO_METRICS on, so GET /__local/metrics counts the items DynamoDB reads) holds one
  * firm per size, seeded with `ledgerctl seed --create` (default 10,000 records / 2,000 jobs and
- * 100,000 / 20,000); before each seed a raw BatchWriteItem loop against the same DynamoDB Local gives the
+ * 100,000 / 20,000, with 250 and 2,500 incidents); before each seed a raw BatchWriteItem loop against the same DynamoDB Local gives the
  * yardstick of the seed's speed (issue 14: at least 80 %). Then every request is timed on every firm, with and
  * without each filter, first page and a deep page (by cursor when the answer offers one: `pagination.nextCursor`
  * or a `Link: <...>; rel="next"` header; otherwise by page number): p50 and p99 over BENCH_RUNS calls after one
@@ -10,6 +10,9 @@
  * p50 ratio. Prints markdown for docs/benchmarks.md.
  *
  *   npm run bench:reads -- [--sizes 10000:2000,100000:20000] [--runs 20] [--data-dir DIR] [--deep-pages 40]
+ *
+ * A size is RECORDS:JOBS[:INCIDENTS]; incidents default to one per 40 records, so every size fills the incident
+ * list (the spec's 200 most recent) and its ratio measures growth with age, not the list filling up.
  *
  * --data-dir reuses (and keeps) a stack's DATA_DIR: firms seeded by an earlier run with the same sizes are found
  * in DIR/bench-reads.json and not seeded again. Environment equivalents: BENCH_SIZES, BENCH_RUNS, BENCH_DATA_DIR,
@@ -34,11 +37,14 @@ const { values } = parseArgs({
 });
 const SIZES = (values.sizes ?? process.env.BENCH_SIZES ?? '10000:2000,100000:20000')
   .split(',')
-  .map((pair) => {
-    const [records, jobs] = pair.split(':').map(Number);
-    if (!Number.isInteger(records) || !Number.isInteger(jobs))
-      throw new Error(`Bad size ${pair}: RECORDS:JOBS`);
-    return { records: records!, jobs: jobs!, key: `${records}:${jobs}` };
+  .map((spec) => {
+    const [records, jobs, given] = spec.split(':').map(Number);
+    // Incidents: one per 40 records unless given, so that every size fills the incident list (the spec's 200
+    // most recent) and the ratio measures growth with age, not a list filling up.
+    const incidents = given ?? Math.floor(records! / 40);
+    if (!Number.isInteger(records) || !Number.isInteger(jobs) || !Number.isInteger(incidents))
+      throw new Error(`Bad size ${spec}: RECORDS:JOBS[:INCIDENTS]`);
+    return { records: records!, jobs: jobs!, incidents, key: `${records}:${jobs}:${incidents}` };
   });
 const RUNS = Number(values.runs ?? process.env.BENCH_RUNS ?? 20);
 const DEEP_PAGES = Number(values['deep-pages'] ?? process.env.BENCH_DEEP_PAGES ?? 40);
@@ -242,6 +248,8 @@ async function firmOf(
     String(size.records),
     '--jobs',
     String(size.jobs),
+    '--incidents',
+    String(size.incidents),
   ]);
   if (result.code !== 0) throw new Error(`ledgerctl seed failed: ${result.stderr}`);
   const seed = result.json as { firmId: string; created: { apiKey: string }; itemsPerSecond: number };

@@ -10,7 +10,7 @@
  *   ledgerctl signing-key rotate [--lead-seconds S]
  *   ledgerctl signing-key revoke --key FINGERPRINT --from TIME [--lead-seconds S]
  *     (AWS: also --immutable-bucket NAME; the new key is the stage's next CDK-made KMS key, docs/deploy.md)
- *   ledgerctl seed (--firm F | --create [--name N]) --records N --jobs M [--days D]   (bulk history, issue 14)
+ *   ledgerctl seed (--firm F | --create [--name N]) --records N --jobs M [--days D] [--incidents I]   (bulk history, issue 14)
  *   ledgerctl backfill indexes [--firm F] [--position P] [--max-items N]
  *     (issue 14: list-index attributes on items written before the indexes; resumable from the printed `next`)
  *
@@ -73,7 +73,7 @@ const USAGE = `usage:
   ledgerctl signing-key show
   ledgerctl signing-key rotate [--lead-seconds SECONDS]
   ledgerctl signing-key revoke --key FINGERPRINT --from ISO_TIME [--lead-seconds SECONDS]
-  ledgerctl seed (--firm FIRM_ID | --create [--name NAME]) --records N --jobs M [--days D]
+  ledgerctl seed (--firm FIRM_ID | --create [--name NAME]) --records N --jobs M [--days D] [--incidents I]
   ledgerctl backfill indexes [--firm FIRM_ID] [--position NEXT] [--max-items N]
 options: --stage STAGE (AWS; default: the local stack in DATA_DIR); with --stage, signing-key rotate and
   revoke also need --immutable-bucket NAME (the stack's ImmutableBucketName output)`;
@@ -101,6 +101,7 @@ const { values, positionals } = parseArgs({
     records: { type: 'string' },
     jobs: { type: 'string' },
     days: { type: 'string' },
+    incidents: { type: 'string' },
     create: { type: 'boolean' },
     'public-base-url': { type: 'string' },
   },
@@ -220,12 +221,13 @@ async function stageKeyDeps(): Promise<Deps> {
   return deps();
 }
 
-function count(name: 'records' | 'jobs' | 'days', fallback?: number): number {
+function count(name: 'records' | 'jobs' | 'days' | 'incidents', fallback?: number): number {
   const text = values[name];
   const value = text === undefined ? fallback : Number(text);
   if (value === undefined) throw new UsageError(`--${name} is required`);
-  if (!Number.isInteger(value) || value < (name === 'jobs' ? 0 : 1))
-    throw new UsageError(`--${name} must be a ${name === 'jobs' ? 'non-negative' : 'positive'} integer`);
+  const least = name === 'jobs' || name === 'incidents' ? 0 : 1;
+  if (!Number.isInteger(value) || value < least)
+    throw new UsageError(`--${name} must be a ${least === 0 ? 'non-negative' : 'positive'} integer`);
   return value;
 }
 
@@ -237,6 +239,7 @@ async function seed(): Promise<unknown> {
   const records = count('records');
   const jobs = count('jobs');
   const days = count('days', 365);
+  const incidents = values.incidents === undefined ? undefined : count('incidents');
   if (values.create && values.firm)
     throw new UsageError('--create makes a new firm: give --firm or --create');
   const d = await stageKeyDeps();
@@ -256,7 +259,14 @@ async function seed(): Promise<unknown> {
   }
   const firmId = created?.firm.id ?? required('firm');
   if (!(await getFirm(d, firmId))) throw new UsageError(`No firm ${firmId}`);
-  const summary = await seedFirm(d, { firmId, records, jobs, days, publicBaseUrl });
+  const summary = await seedFirm(d, {
+    firmId,
+    records,
+    jobs,
+    days,
+    publicBaseUrl,
+    ...(incidents === undefined ? {} : { incidents }),
+  });
   return created ? { ...summary, created } : summary;
 }
 

@@ -174,7 +174,8 @@ describe('ledgerctl seed', () => {
     expect(incidents.body).toHaveLength(summary.incidents);
   });
 
-  it('refuses an unknown firm, a missing size and a record count too small for the jobs', async () => {
+  it('refuses an unknown firm, a missing size, a record count too small for the jobs or the incidents', async () => {
+    const before = await api('GET', '/v1/firm/me/stats', { key: firm.key });
     const unknown = await ledgerctl(stack.dataDir, [
       'seed',
       '--firm',
@@ -200,5 +201,39 @@ describe('ledgerctl seed', () => {
     ]);
     expect(small.code).toBe(1);
     expect(small.stderr).toContain('--records must be at least');
+    const crowded = await ledgerctl(stack.dataDir, [
+      'seed',
+      '--firm',
+      firm.firmId,
+      '--records',
+      '40',
+      '--jobs',
+      '2',
+      '--incidents',
+      '30',
+    ]);
+    expect(crowded.code).toBe(1);
+    expect(crowded.stderr).toContain('cannot hold');
+    const negative = await ledgerctl(stack.dataDir, [
+      'seed',
+      ...['--firm', firm.firmId, '--records', '40', '--jobs', '2', '--incidents', '1.5'],
+    ]);
+    expect(negative.code).toBe(2);
+    expect(negative.stderr).toContain('--incidents must be a non-negative integer');
+    // Nothing was added by the refusals.
+    const after = await api('GET', '/v1/firm/me/stats', { key: firm.key });
+    expect(after.body.recordCount).toBe(before.body.recordCount);
   });
+
+  it('logs exactly --incidents incidents when asked (the bench fills the incident list at every size)', async () => {
+    const other = await createFirm();
+    const result = await ledgerctl(stack.dataDir, [
+      'seed',
+      ...['--firm', other.firmId, '--records', '120', '--jobs', '10', '--incidents', '25'],
+    ]);
+    expect(result.code).toBe(0);
+    expect(result.json).toMatchObject({ records: 120, incidents: 25 });
+    const incidents = await api('GET', '/v1/incidents', { key: other.key });
+    expect(incidents.body).toHaveLength(25);
+  }, 120_000);
 });

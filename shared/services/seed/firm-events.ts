@@ -138,6 +138,10 @@ export function addFirmEvents(
     }));
   // Whatever is left: AI generations, the records clients write most.
   const remaining = input.records - timeline.size;
+  if (remaining < 0)
+    throw new RangeError(
+      `--records ${input.records} cannot hold the ${timeline.size} records these incidents and other kinds need`,
+    );
   for (let i = 0; i < remaining; i++)
     simple('GENERATION_RECORDED', () => {
       const model = pick(SEED_MODELS);

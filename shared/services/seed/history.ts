@@ -40,6 +40,8 @@ export interface SeedInput {
   firmId: string;
   records: number;
   jobs: number;
+  /** Incidents to log (default 2 % of the records beyond the jobs'); about 1.7 records each. */
+  incidents?: number;
   /** The history spans [from, to] (epoch ms); every timestamp lies inside. */
   from: number;
   to: number;
@@ -100,7 +102,7 @@ export function planHistory(input: SeedInput): SeedPlan {
           certificates: share(0.25, input.jobs),
           breaches: share(0.05, input.jobs),
           escalations: share(0.05, input.jobs),
-          incidents: share(0.02),
+          incidents: input.incidents ?? share(0.02),
           assessments: SEED_MODELS.length,
           assurance: share(0.02),
           settings: 2,

@@ -56,6 +56,8 @@ export interface SeedFirmOptions {
   records: number;
   jobs: number;
   days: number;
+  /** Incidents to log (default: 2 % of the records beyond the jobs'). */
+  incidents?: number;
   /** Where certificates' verification links point (the stack's public base URL). */
   publicBaseUrl: string;
   /** Batches in flight (default 8). */
@@ -111,6 +113,8 @@ export async function seedFirm(deps: Deps, options: SeedFirmOptions): Promise<Se
   if (!Number.isInteger(options.jobs) || options.jobs < 0)
     throw new ValidationError('jobs must be a non-negative integer');
   if (!(options.days > 0)) throw new ValidationError('days must be positive');
+  if (options.incidents !== undefined && !(Number.isInteger(options.incidents) && options.incidents >= 0))
+    throw new ValidationError('incidents must be a non-negative integer');
   const least = options.jobs * RECORDS_PER_JOB + (options.jobs > 0 ? MIN_OTHER_RECORDS : 0);
   if (options.records < least)
     throw new ValidationError(
@@ -127,16 +131,19 @@ export async function seedFirm(deps: Deps, options: SeedFirmOptions): Promise<Se
   const writer = new BulkWriter(deps, { width: options.width ?? 8 });
   const users = await seedUsers(deps, firmId, now, writer);
   phase('users');
-  const plan = planHistory({
-    firmId,
-    records: options.records,
-    jobs: options.jobs,
-    from,
-    to: now,
-    reviewers: users.reviewers,
-    admin: users.admin,
-    random: prng(options.seed ?? options.records),
-  });
+  const plan = planned(() =>
+    planHistory({
+      firmId,
+      records: options.records,
+      jobs: options.jobs,
+      ...(options.incidents === undefined ? {} : { incidents: options.incidents }),
+      from,
+      to: now,
+      reviewers: users.reviewers,
+      admin: users.admin,
+      random: prng(options.seed ?? options.records),
+    }),
+  );
 
   // One key signs the seeded range (the key whose window holds its timestamps), after a SIGNING_KEY_ROTATED
   // when the firm's last record was signed by another key: the sequencer's own rule (planSigning).
@@ -359,4 +366,14 @@ function prng(seed: number): () => number {
     state = (state * 1664525 + 1013904223) >>> 0;
     return state / 2 ** 32;
   };
+}
+
+/** The plan, or a ValidationError when the record count cannot hold what was asked for (before any record is written). */
+function planned<T>(plan: () => T): T {
+  try {
+    return plan();
+  } catch (error) {
+    if (error instanceof RangeError) throw new ValidationError(error.message);
+    throw error;
+  }
 }
