@@ -60,6 +60,27 @@ describe('LOCAL_INSTANCES=4', () => {
     expect(done.result.recordsChecked).toBeGreaterThanOrEqual(chain.length);
   });
 
+  it("serves callers in turn when every instance is busy: one firm's backlog does not queue another's request", async () => {
+    const other = await onboardFirm(stack);
+    let finished = 0;
+    const appends = Array.from({ length: 16 }, (_, n) =>
+      call(stack, 'POST', '/v1/incidents', { key: firm.key, body: incidentBody(100 + n) }).then((r) => {
+        finished += 1;
+        return r;
+      }),
+    );
+    // The appends take the four instances (a Sign takes 300 ms) and twelve wait; then the other firm reads.
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    const read = await call(stack, 'GET', '/v1/incidents', { key: other.key });
+    const finishedBeforeRead = finished;
+    expect(read.status).toBe(200);
+    expect((await Promise.all(appends)).map((r) => r.status)).toEqual(Array(16).fill(201));
+    // First come, first served, the read would start only after thirteen appends ended (the twelve ahead of it
+    // each need a freed instance, then the read does); served in turn, it takes the second instance freed.
+    expect(finishedBeforeRead).toBeLessThanOrEqual(8);
+    expectSoundChain(await chainOf(stack, firm.key));
+  });
+
   it('shuts down cleanly on SIGTERM, instances and all', async () => {
     expect(await stopStack(stack)).toBe(0);
   });

@@ -39,6 +39,17 @@ await new Promise((resolve) => setTimeout(resolve, 300));
 const idleB = (await two.invoke(MODULE, 'probe', {})).value as { ticks: number };
 await two.close();
 
+// Fair dispatch: one instance, five requests of credential A queued, then one of credential B.
+const one = pool(1, false);
+await one.start();
+const served: string[] = [];
+const request = (who: string, n: number) =>
+  one
+    .invoke(MODULE, 'probe', { headers: { 'x-service-key': who }, sleepMs: 20 })
+    .then(() => served.push(`${who}${n}`));
+await Promise.all([1, 2, 3, 4, 5].map((n) => request('A', n)).concat(request('B', 1)));
+await one.close();
+
 const frozen = pool(1, true);
 await frozen.start();
 const frozenA = (await frozen.invoke(MODULE, 'probe', {})).value as { ticks: number };
@@ -50,6 +61,7 @@ console.log(
   JSON.stringify({
     concurrent: concurrent.map((r) => ({ instance: r.instance, ...(r.value as object) })),
     sent,
+    served,
     ticksWhileIdle: idleB.ticks - idleA.ticks,
     ticksWhileFrozen: frozenB.ticks - frozenA.ticks,
   }),

@@ -1,6 +1,8 @@
 import { Worker } from 'node:worker_threads';
 import type { QueueName } from '../../ports/queue.js';
 import { logger } from '../../runtime/logger.js';
+import { FairQueue } from './fair-queue.js';
+import { invocationLane } from './invocation-lane.js';
 import {
   deserializeError,
   serializeError,
@@ -40,12 +42,17 @@ const ENTRY = new URL('./lambda-instance.ts', import.meta.url).href;
 /**
  * The embedded stack's Lambda-like concurrency (LOCAL_INSTANCES): N worker threads, each an isolated instance
  * with its own module state and connections (shared/adapters/local/lambda-instance.ts). Every route, queue and
- * schedule invocation goes to a free instance; when all are busy it waits its turn (FIFO). An instance that dies
- * fails its invocation and is replaced, as Lambda replaces a crashed execution environment.
+ * schedule invocation goes to a free instance. When all are busy it waits in its lane (invocation-lane.ts: its
+ * credential, or its worker function), and a freed instance goes to the lanes in turn (fair-queue.ts), so one
+ * caller's burst cannot queue everyone else's requests behind it: in AWS, Lambda would scale out instead. An
+ * instance that dies fails its invocation and is replaced, as Lambda replaces a crashed execution environment.
  */
 export class InstancePool {
   private readonly instances: Instance[] = [];
-  private readonly waiting: Array<{ take: (instance: Instance) => void; fail: (error: Error) => void }> = [];
+  private readonly waiting = new FairQueue<{
+    take: (instance: Instance) => void;
+    fail: (error: Error) => void;
+  }>();
   private readonly gate: Int32Array | undefined;
   private nextId = 1;
   private closed = false;
@@ -67,7 +74,7 @@ export class InstancePool {
 
   /** Runs `module`'s handler on the next free instance. */
   async invoke(module: string, name: string, event: unknown): Promise<Invocation> {
-    const instance = await this.take();
+    const instance = await this.take(invocationLane(name, event));
     const id = this.nextId++;
     try {
       const value = await new Promise<unknown>((resolve, reject) => {
@@ -88,7 +95,7 @@ export class InstancePool {
     for (const instance of this.instances) this.thaw(instance.index);
     const stopped = new Error('The local stack is shutting down');
     for (const instance of this.instances) instance.running?.reject(stopped);
-    for (const waiter of this.waiting.splice(0)) waiter.fail(stopped);
+    for (const waiter of this.waiting.drain()) waiter.fail(stopped);
     await Promise.all(this.instances.map((instance) => instance.worker.terminate()));
   }
 
@@ -99,17 +106,17 @@ export class InstancePool {
     Atomics.notify(this.gate, index);
   }
 
-  private take(): Promise<Instance> {
+  private take(lane: string): Promise<Instance> {
     if (this.closed) return Promise.reject(new Error('The local stack is shutting down'));
     const free = this.instances.find((instance) => instance.ready && !instance.busy);
     if (free) {
       free.busy = true;
       return Promise.resolve(free);
     }
-    return new Promise((take, fail) => this.waiting.push({ take, fail }));
+    return new Promise((take, fail) => this.waiting.push(lane, { take, fail }));
   }
 
-  /** Hands a free instance to the longest waiter, or marks it free. */
+  /** Hands a free instance to the oldest waiter of the lane whose turn it is, or marks it free. */
   private give(instance: Instance): void {
     if (!instance.ready) return;
     const next = this.waiting.shift();

@@ -5,6 +5,7 @@ import { ROOT } from '../../support/local-stack.js';
 interface Probe {
   concurrent: { instance: number; calls: number; mostAtOnce: number }[];
   sent: { queue: string; message: { from: string }; delaySeconds: number }[];
+  served: string[];
   ticksWhileIdle: number;
   ticksWhileFrozen: number;
 }
@@ -37,6 +38,11 @@ describe('InstancePool (LOCAL_INSTANCES)', () => {
 
   it("forwards an instance's queue sends to the main thread's queue", () => {
     expect(seen.sent).toEqual([{ queue: 'webhooks', message: { from: 'probe', calls: 1 }, delaySeconds: 0 }]);
+  });
+
+  it("serves waiting credentials in turn: one credential's backlog does not queue another's request", () => {
+    // A1 ran; A2..A5 then B1 waited. FIFO would serve B1 last; in turn, B1 follows A2.
+    expect(seen.served).toEqual(['A1', 'A2', 'B1', 'A3', 'A4', 'A5']);
   });
 
   it('freezes an instance between invocations only when asked to, as Lambda does', () => {
