@@ -131,11 +131,12 @@ interface Result {
 }
 
 async function measure(stack: EmbeddedStack): Promise<Result> {
-  // Warm-up: firms each within their burst, so nothing is refused, until WARMUP appends have run.
+  // Warm-up: firms each within their burst, so nothing is refused, until WARMUP appends have run, from as many
+  // loops as there are instances, so that every instance has loaded the route (its cold start) before timing.
   console.error(`Warming up (${WARMUP} appends over firms of ${BURST} writes each)...`);
   for (let done = 0; done < WARMUP; done += BURST) {
     const firm = await createFirm(stack, { name: `Bench Advisers warm-up ${done}` });
-    await closedLoops(Math.min(BURST, WARMUP - done), 4, (i) => write(stack, firm, i, newFlow()));
+    await closedLoops(Math.min(BURST, WARMUP - done), INSTANCES, (i) => write(stack, firm, i, newFlow()));
   }
   const a = await createFirm(stack, { name: 'Bench Advisers A (bursting)' });
   const b = await createFirm(stack, { name: 'Bench Advisers B (within its limit)' });
