@@ -1,4 +1,5 @@
-import type { TransactItem } from '../store/conditional-write.js';
+import { isAdditive } from '../store/additive-updates.js';
+import { itemKey, type TransactItem } from '../store/conditional-write.js';
 import type { LedgerEventType } from '../ledger/event-types.js';
 import type { Actor, RecordPayload } from '../ledger/record.js';
 
@@ -36,34 +37,48 @@ const LEDGER_ITEMS_PER_APPEND = 2;
  * The longest prefix of `pending` (already in order) that one transaction can commit after the head item:
  * at most 100 items and 4 MB, and no item twice (two appends whose extras touch the same item go to different
  * batches, so the second sees the first's write, and a failed condition of one never takes the other down).
- * `ownItems(append)` counts the items the append adds beyond its record, outbox entry and extras (its intent).
- * The first append is always taken: alone it fits, because each append was checked when it was asked for.
+ * Additive updates (counter deltas: no condition, `ADD` only, additive-updates.ts) are the exception: several
+ * appends may add to one item, and the commit sums them into one update. `ownItems(append)` counts the items the
+ * append adds beyond its record, outbox entry and extras (its intent). The first append is always taken: alone
+ * it fits, because each append was checked when it was asked for.
  */
 export function planBatch<T extends PendingAppend>(
   pending: readonly T[],
   ownItems: (append: T) => number,
 ): { batch: T[]; rest: T[] } {
-  const keys = new Set<string>();
+  const exclusive = new Set<string>();
+  const added = new Set<string>();
   let items = 1; // the chain head
   let bytes = 0;
   let taken = 0;
   for (const append of pending) {
-    const appendKeys = append.extras.map(itemKey);
-    const appendItems = LEDGER_ITEMS_PER_APPEND + ownItems(append) + append.extras.length;
+    const { exclusiveKeys, additiveKeys } = touchedKeys(append.extras);
+    const newAdded = additiveKeys.filter((key) => !added.has(key));
+    const appendItems = LEDGER_ITEMS_PER_APPEND + ownItems(append) + exclusiveKeys.length + newAdded.length;
     // The record's JSON is written up to three times (row, outbox body, intent); extras once.
     const appendBytes =
       3 * JSON.stringify(append.documentMetadata).length + JSON.stringify(append.extras).length + 2048;
     const fits =
       items + appendItems <= TRANSACTION_MAX_ITEMS &&
       bytes + appendBytes <= TRANSACTION_MAX_BYTES &&
-      appendKeys.every((key) => !keys.has(key));
+      exclusiveKeys.every((key) => !exclusive.has(key) && !added.has(key)) &&
+      additiveKeys.every((key) => !exclusive.has(key));
     if (!fits && taken > 0) break;
-    appendKeys.forEach((key) => keys.add(key));
+    exclusiveKeys.forEach((key) => exclusive.add(key));
+    additiveKeys.forEach((key) => added.add(key));
     items += appendItems;
     bytes += appendBytes;
     taken += 1;
   }
   return { batch: pending.slice(0, taken), rest: pending.slice(taken) };
+}
+
+/** The keys of the items extras touch: those no other append of a batch may touch, and additive ones. */
+function touchedKeys(extras: readonly TransactItem[]): { exclusiveKeys: string[]; additiveKeys: string[] } {
+  const exclusiveKeys: string[] = [];
+  const additiveKeys: string[] = [];
+  for (const item of extras) (isAdditive(item) ? additiveKeys : exclusiveKeys).push(itemKey(item));
+  return { exclusiveKeys, additiveKeys };
 }
 
 /**
@@ -116,7 +131,8 @@ export function checkableTogether<T extends PendingAppend>(appends: readonly T[]
   const chosen: T[] = [];
   for (const append of appends) {
     const appendChecks = conditionChecks(append.extras);
-    const appendKeys = append.extras.map(itemKey);
+    // Additive updates make no check (they have no condition): the check transaction never holds their items.
+    const appendKeys = touchedKeys(append.extras).exclusiveKeys;
     if (appendKeys.some((key) => seen.has(key))) continue;
     if (checks + appendChecks.length > TRANSACTION_MAX_ITEMS) break;
     appendKeys.forEach((key) => seen.add(key));
@@ -172,13 +188,4 @@ export function conditionChecks(extras: readonly TransactItem[]): { extra: numbe
 
 function optional<K extends string, V>(name: K, value: V | undefined): Partial<Record<K, V>> {
   return value === undefined ? {} : ({ [name]: value } as Record<K, V>);
-}
-
-/** Table and key of a transaction item: a transaction may not hold the same item twice. */
-export function itemKey(item: TransactItem): string {
-  const write = item.Put ?? item.Update ?? item.Delete ?? item.ConditionCheck;
-  const key = item.Put
-    ? { pk: item.Put.Item?.pk, sk: item.Put.Item?.sk }
-    : (write as { Key?: Record<string, unknown> }).Key;
-  return `${write?.TableName}|${String(key?.pk)}|${String(key?.sk)}`;
 }

@@ -151,3 +151,12 @@ async function sendOne<Committed>(write: () => Promise<Committed>): Promise<Comm
     throw error;
   }
 }
+
+/** Table and key of a transaction item: a transaction may not hold the same item twice. */
+export function itemKey(item: TransactItem): string {
+  const write = item.Put ?? item.Update ?? item.Delete ?? item.ConditionCheck;
+  const key = item.Put
+    ? { pk: item.Put.Item?.pk, sk: item.Put.Item?.sk }
+    : (write as { Key?: Record<string, unknown> }).Key;
+  return `${write?.TableName}|${String(key?.pk)}|${String(key?.sk)}`;
+}

@@ -1,6 +1,7 @@
 import type { LedgerRecord } from '../ledger/record.js';
 import type { Deps } from '../runtime/deps.js';
-import { writeConditionally, type TransactItem } from './conditional-write.js';
+import { isAdditive, mergeAdditive } from './additive-updates.js';
+import { itemKey, writeConditionally, type TransactItem } from './conditional-write.js';
 import { send } from './dynamo.js';
 import { keys, SK_PREFIX } from './keys.js';
 import type { ChainHead } from './ledger-store.js';
@@ -54,6 +55,8 @@ export async function commitBatch(
   const last = sealed[sealed.length - 1]!.record;
   const items: TransactItem[] = [headItem(deps, last, head)];
   const roles: (Role | null)[] = [null];
+  // Additive updates of one item by several appends (counter deltas) become one update, at the first one's place.
+  const additive = new Map<string, { at: number; items: TransactItem[] }>();
   sealed.forEach((append, index) => {
     items.push(recordItem(deps, append.record), outboxItem(deps, append.record, append.body));
     roles.push({ index, role: 'record' }, { index, role: 'outbox' });
@@ -62,10 +65,17 @@ export async function commitBatch(
       roles.push({ index, role: 'intent' });
     }
     append.extras.forEach((item, extra) => {
+      if (isAdditive(item)) {
+        const key = itemKey(item);
+        const same = additive.get(key);
+        if (same) return void same.items.push(item);
+        additive.set(key, { at: items.length, items: [item] });
+      }
       items.push(item);
       roles.push({ index, role: 'extra', extra });
     });
   });
+  for (const { at, items: same } of additive.values()) items[at] = mergeAdditive(same);
   const outcome = await writeConditionally(deps, items);
   if (outcome.status === 'committed') return { kind: 'committed' };
   if (outcome.status === 'conflict') return { kind: 'conflict' };

@@ -111,5 +111,10 @@ describe('64 concurrent appends to one firm from 8 instances', () => {
     const { done } = await verifyChain(stack, firm.key);
     expect(done.result).toMatchObject({ complete: true, valid: true, brokenCount: 0 });
     expect(done.result.recordsChecked).toBe(chain.length);
+
+    // The incident counters (two shards, updated in the records' transactions): appends of one batch add to a
+    // shard together, summed into one update, and every committed change counts exactly once, none of a failed one.
+    const stats = await call(stack, 'GET', '/v1/incidents/stats', { key: firm.key });
+    expect(stats.body).toMatchObject({ total: 52, open: 48, resolved: 4, critical: 0 });
   });
 });

@@ -3,13 +3,12 @@ import {
   conditionChecks,
   extrasAt,
   holdsTimestampToken,
-  itemKey,
   placeBatch,
   planBatch,
   TRANSACTION_MAX_ITEMS,
   type PendingAppend,
 } from '../../../shared/ledger-writer/append-batch.js';
-import type { TransactItem } from '../../../shared/store/conditional-write.js';
+import { itemKey, type TransactItem } from '../../../shared/store/conditional-write.js';
 
 function pending(n: number, overrides: Partial<PendingAppend> = {}): PendingAppend {
   return {
@@ -38,6 +37,16 @@ const jobUpdate = (jobId: string, at = 'x'): TransactItem => ({
   },
 });
 
+const counterAdd = (sk: string, n: number): TransactItem => ({
+  Update: {
+    TableName: 'main',
+    Key: { pk: 'FIRM#firm_a', sk },
+    UpdateExpression: 'ADD #rev :one, #c0 :c0',
+    ExpressionAttributeNames: { '#rev': 'rev', '#c0': '["open"]' },
+    ExpressionAttributeValues: { ':one': 1, ':c0': n },
+  },
+});
+
 describe('planBatch', () => {
   it('takes every append that fits, in order', () => {
     const all = [1, 2, 3].map((n) => pending(n));
@@ -62,6 +71,28 @@ describe('planBatch', () => {
     const { batch, rest } = planBatch(all, () => 0);
     expect(batch.map((a) => a.recordId)).toEqual(['rec_0001', 'rec_0002']);
     expect(rest.map((a) => a.recordId)).toEqual(['rec_0003']);
+  });
+
+  it('lets several appends add to one counter shard (additive updates), never a conditional write beside them', () => {
+    const shard = counterAdd('CNT#incidents#00', 1);
+    const all = [
+      pending(1, { extras: [shard] }),
+      pending(2, { extras: [counterAdd('CNT#incidents#00', 2)] }),
+      pending(3, { extras: [jobUpdate('job_1'), counterAdd('CNT#incidents#00', 1)] }),
+      pending(4, {
+        extras: [{ ...shard, Update: { ...shard.Update!, ConditionExpression: 'rev > :zero' } }],
+      }),
+    ];
+    const { batch, rest } = planBatch(all, () => 0);
+    // The fourth updates the shard under a condition: not additive, so it waits for the next batch.
+    expect(batch).toEqual(all.slice(0, 3));
+    expect(rest).toEqual([all[3]]);
+    // And a conditional write first keeps an additive update of the same item out.
+    const conditionalFirst = [
+      pending(5, { extras: [jobUpdate('job_9')] }),
+      pending(6, { extras: [counterAdd('JOB#job_9', 1)] }),
+    ];
+    expect(planBatch(conditionalFirst, () => 0).batch).toEqual(conditionalFirst.slice(0, 1));
   });
 
   it('stops before 4 MB, but always takes the first append', () => {
@@ -124,6 +155,14 @@ describe('checkableTogether', () => {
       'rec_0002',
       'rec_0004',
     ]);
+  });
+
+  it('leaves additive updates out of the question: they make no check', () => {
+    const all = [
+      pending(1, { extras: [jobUpdate('job_1'), counterAdd('CNT#jobs#00', 1)] }),
+      pending(2, { extras: [jobUpdate('job_2'), counterAdd('CNT#jobs#00', 1)] }),
+    ];
+    expect(checkableTogether(all)).toEqual(all);
   });
 
   it('stops at a transaction of at most 100 checks', () => {
