@@ -1,6 +1,7 @@
 import type { CertificateMetadata } from '../domain/certificates/content.js';
 import type { Deps } from '../runtime/deps.js';
 import { writeConditionally } from './conditional-write.js';
+import { LOST_RACE, retryOnLostRace } from './lost-race.js';
 import { certificateCounterItem } from './counter-store.js';
 import { queryAll, send, withoutKeys } from './dynamo.js';
 import { keys, SK_PREFIX } from './keys.js';
@@ -40,6 +41,9 @@ export interface Reservation {
   reservedAt: string;
 }
 
+/** Attempts of a certificate write that meets concurrent transactions (backoff up to 200 ms between them). */
+const CONFLICT_ATTEMPTS = 8;
+
 /**
  * Reserves `candidate` as the record's certificate id, unless one is already reserved: the first writer wins
  * and every later caller (a racing worker, a repeated delivery, a retry after a crash) gets the same id.
@@ -50,18 +54,26 @@ export async function reserveCertificateId(
   recordId: string,
   candidate: Reservation,
 ): Promise<Reservation> {
-  const outcome = await writeConditionally(deps, [
-    {
-      Put: {
-        TableName: deps.tables.main,
-        Item: { ...keys.certificateReservation(firmId, recordId), recordId, ...candidate },
-        ConditionExpression: 'attribute_not_exists(pk)',
-      },
+  // A conflict (a concurrent transaction on the item) commits nothing: try again after a jittered backoff.
+  const outcome = await retryOnLostRace(
+    async () => {
+      const attempt = await writeConditionally(deps, [
+        {
+          Put: {
+            TableName: deps.tables.main,
+            Item: { ...keys.certificateReservation(firmId, recordId), recordId, ...candidate },
+            ConditionExpression: 'attribute_not_exists(pk)',
+          },
+        },
+      ]);
+      return attempt.status === 'conflict' ? LOST_RACE : attempt;
     },
-  ]);
+    {
+      attempts: CONFLICT_ATTEMPTS,
+      exhausted: () => new Error(`Certificate reservation of ${recordId} met a concurrent transaction`),
+    },
+  );
   if (outcome.status === 'committed') return candidate;
-  if (outcome.status === 'conflict')
-    throw new Error(`Certificate reservation of ${recordId} met a concurrent transaction`);
   const existing = await getReservation(deps, firmId, recordId);
   if (!existing) throw new Error(`Certificate reservation of ${recordId} vanished`);
   return existing;
@@ -86,16 +98,20 @@ export async function getReservation(
  */
 export async function saveCertificate(deps: Deps, certificate: CertificateItem): Promise<boolean> {
   // A conflict commits nothing: trying the same conditional items again is safe. Different certificates can
-  // meet on a counter shard, so a few attempts are made before the message is failed (and redelivered).
-  for (let attempt = 1; ; attempt++) {
-    const outcome = await saveOnce(deps, certificate);
-    if (outcome.status !== 'conflict') return outcome.status === 'committed';
-    if (attempt >= SAVE_ATTEMPTS)
-      throw new Error(`Saving certificate ${certificate.id} met a concurrent transaction`);
-  }
+  // meet on a counter shard, so they try again after a jittered, growing backoff (before, five immediate tries
+  // could all meet the same contention, and the message's redelivery rendered the PDF again) before the message
+  // is failed (and redelivered).
+  return retryOnLostRace(
+    async () => {
+      const outcome = await saveOnce(deps, certificate);
+      return outcome.status === 'conflict' ? LOST_RACE : outcome.status === 'committed';
+    },
+    {
+      attempts: CONFLICT_ATTEMPTS,
+      exhausted: () => new Error(`Saving certificate ${certificate.id} met a concurrent transaction`),
+    },
+  );
 }
-
-const SAVE_ATTEMPTS = 5;
 
 function saveOnce(deps: Deps, certificate: CertificateItem) {
   return writeConditionally(deps, [
