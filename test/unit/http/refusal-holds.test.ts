@@ -1,7 +1,6 @@
-import { ConditionalCheckFailedException, DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
-import { mockClient } from 'aws-sdk-client-mock';
 import type { Principal } from '../../../shared/domain/auth/principal.js';
 import { RateLimitedError } from '../../../shared/errors.js';
 import {
@@ -10,18 +9,13 @@ import {
   withRateLimitHeaders,
 } from '../../../shared/http/rate-limit.js';
 import { ROUTES } from '../../../shared/routes.js';
-import type { Deps } from '../../../shared/runtime/deps.js';
+import { mockedStore } from '../../support/mocked-store.js';
 
 /** FIRM_WRITE_RATE_PER_S=2, burst 3: a drained bucket gets its next token 0.5 s later, so Retry-After is 1 s. */
-const db = mockClient(DynamoDBDocumentClient);
 let now = Date.parse('2026-11-26T12:00:00Z');
-const deps = {
-  db: DynamoDBDocumentClient.from(
-    new DynamoDBClient({ region: 'eu-west-2', credentials: { accessKeyId: 'x', secretAccessKey: 'x' } }),
-  ),
-  tables: { main: 'main', ledger: 'ledger' },
+const { db, deps } = mockedStore({
   clock: { now: () => new Date(now) },
-} as unknown as Deps;
+});
 
 const createIncident = ROUTES.find((r) => r.operationId === 'createIncident')!;
 const updateIncident = ROUTES.find((r) => r.operationId === 'updateIncident')!;

@@ -1,19 +1,12 @@
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { mockClient } from 'aws-sdk-client-mock';
-import type { Deps } from '../../../shared/runtime/deps.js';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { firmWritePolicy, takeFirmWriteToken } from '../../../shared/services/write-limits.js';
+import { mockedStore } from '../../support/mocked-store.js';
 
 /** In AWS without FIRM_WRITE_RATE_PER_S: the firm's plan sets its policy, read at most once a minute. */
-const db = mockClient(DynamoDBDocumentClient);
 let now = Date.parse('2026-11-26T12:00:00Z');
-const deps = {
-  db: DynamoDBDocumentClient.from(
-    new DynamoDBClient({ region: 'eu-west-2', credentials: { accessKeyId: 'x', secretAccessKey: 'x' } }),
-  ),
-  tables: { main: 'main', ledger: 'ledger' },
+const { db, deps } = mockedStore({
   clock: { now: () => new Date(now) },
-} as unknown as Deps;
+});
 
 const firmItem = (plan: string) => ({ Item: { pk: 'FIRM#f1', sk: 'FIRM', id: 'f1', plan } });
 

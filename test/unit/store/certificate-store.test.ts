@@ -1,25 +1,17 @@
 import {
   ConditionalCheckFailedException,
-  DynamoDBClient,
   TransactionCanceledException,
   TransactionConflictException,
 } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, GetCommand, PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { mockClient } from 'aws-sdk-client-mock';
-import type { Deps } from '../../../shared/runtime/deps.js';
+import { GetCommand, PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import {
   reserveCertificateId,
   saveCertificate,
   type CertificateItem,
 } from '../../../shared/store/certificate-store.js';
+import { mockedStore } from '../../support/mocked-store.js';
 
-const db = mockClient(DynamoDBDocumentClient);
-const deps = {
-  db: DynamoDBDocumentClient.from(
-    new DynamoDBClient({ region: 'eu-west-2', credentials: { accessKeyId: 'x', secretAccessKey: 'x' } }),
-  ),
-  tables: { main: 'main', ledger: 'ledger' },
-} as unknown as Deps;
+const { db, deps } = mockedStore();
 
 const cancelled = (...codes: string[]) =>
   new TransactionCanceledException({

@@ -1,19 +1,10 @@
 import {
   ConditionalCheckFailedException,
-  DynamoDBClient,
   ProvisionedThroughputExceededException,
   TransactionCanceledException,
   TransactionConflictException,
 } from '@aws-sdk/client-dynamodb';
-import {
-  DeleteCommand,
-  DynamoDBDocumentClient,
-  PutCommand,
-  TransactWriteCommand,
-  UpdateCommand,
-} from '@aws-sdk/lib-dynamodb';
-import { mockClient } from 'aws-sdk-client-mock';
-import type { Deps } from '../../../shared/runtime/deps.js';
+import { DeleteCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import {
   conditionFailedAt,
   updateConditionally,
@@ -21,14 +12,9 @@ import {
   writeNew,
   type TransactItem,
 } from '../../../shared/store/conditional-write.js';
+import { mockedStore } from '../../support/mocked-store.js';
 
-const db = mockClient(DynamoDBDocumentClient);
-const deps = {
-  db: DynamoDBDocumentClient.from(
-    new DynamoDBClient({ region: 'eu-west-2', credentials: { accessKeyId: 'x', secretAccessKey: 'x' } }),
-  ),
-  tables: { main: 'main', ledger: 'ledger' },
-} as unknown as Deps;
+const { db, deps } = mockedStore();
 
 const key = { pk: 'FIRM#f', sk: 'X#1' };
 const put: TransactItem = {

@@ -1,14 +1,6 @@
-import { DynamoDBClient, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import {
-  DynamoDBDocumentClient,
-  GetCommand,
-  PutCommand,
-  TransactWriteCommand,
-  UpdateCommand,
-} from '@aws-sdk/lib-dynamodb';
-import { mockClient } from 'aws-sdk-client-mock';
+import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { GetCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { IdempotencyKeyInUseError } from '../../../shared/errors.js';
-import type { Deps } from '../../../shared/runtime/deps.js';
 import {
   updateConditionally,
   writeConditionally,
@@ -16,16 +8,11 @@ import {
 } from '../../../shared/store/conditional-write.js';
 import { outsideRequest, runWithClaim } from '../../../shared/store/idempotency-context.js';
 import { keys } from '../../../shared/store/keys.js';
+import { mockedStore } from '../../support/mocked-store.js';
 
 /** Issue 19, part 3: which writes carry a request's Idempotency-Key mark, and what its outcome means. */
 
-const db = mockClient(DynamoDBDocumentClient);
-const deps = {
-  db: DynamoDBDocumentClient.from(
-    new DynamoDBClient({ region: 'eu-west-2', credentials: { accessKeyId: 'x', secretAccessKey: 'x' } }),
-  ),
-  tables: { main: 'main', ledger: 'ledger' },
-} as unknown as Deps;
+const { db, deps } = mockedStore();
 
 const claim = { firmId: 'f', keyHash: 'h', token: 't-1' };
 const keyItem = keys.idempotencyKey('f', 'h');

@@ -1,20 +1,13 @@
-import { ConditionalCheckFailedException, DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { mockClient } from 'aws-sdk-client-mock';
-import type { Deps } from '../../../shared/runtime/deps.js';
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { takeWriteToken } from '../../../shared/store/rate-limit-store.js';
+import { mockedStore } from '../../support/mocked-store.js';
 
 /**
  * The bucket's DynamoDB calls (one conditional UpdateItem per request; two when this instance's view is stale;
  * none for a refusal already known), against a mocked client: what the store sends and what it makes of it.
  */
-const db = mockClient(DynamoDBDocumentClient);
-const deps = {
-  db: DynamoDBDocumentClient.from(
-    new DynamoDBClient({ region: 'eu-west-2', credentials: { accessKeyId: 'x', secretAccessKey: 'x' } }),
-  ),
-  tables: { main: 'main', ledger: 'ledger' },
-} as unknown as Deps;
+const { db, deps } = mockedStore();
 
 const S = 1_000_000;
 const T0 = 1_764_000_000 * S;
