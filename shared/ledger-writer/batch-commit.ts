@@ -52,6 +52,8 @@ export interface BatchResult {
   /** Appends left for a later batch (not signed in time). */
   later: Candidate[];
   committed: CommittedAppend[];
+  /** The sequencer lease was given up with the commit (asked for, and still this holder's). */
+  released: boolean;
 }
 
 /** Attempts at one batch before its appends fail (each lost attempt re-reads the head). */
@@ -71,8 +73,10 @@ export async function commitInBatch(
   head: ChainHead,
   planned: Candidate[],
   signatures: Map<string, string>,
+  releaseLease?: TransactItem,
 ): Promise<BatchResult> {
   let entries = planned;
+  let release = releaseLease;
   let later: Candidate[] = [];
   for (let attempt = 1; attempt <= BATCH_ATTEMPTS && entries.length > 0; attempt++) {
     // The key by the records' timestamps, one key per batch, SIGNING_KEY_ROTATED first on a change (issue 15).
@@ -134,7 +138,8 @@ export async function commitInBatch(
         ...(entry.remote ? { intentResult: committedIntentItem(deps, entry) } : {}),
       };
     });
-    const outcome = await commitBatch(deps, head, sealed);
+    // The lease is given up with a batch only when nothing is left for a later one.
+    const outcome = await commitBatch(deps, head, sealed, later.length === 0 ? release : undefined);
     switch (outcome.kind) {
       case 'committed':
         return {
@@ -145,7 +150,16 @@ export async function commitInBatch(
           },
           later,
           committed: sealed.map((s, i) => ({ record: s.record, body: s.body, local: entries[i]!.local })),
+          released: later.length === 0 && release !== undefined,
         };
+      case 'lease-lost':
+        // It ran out and another instance took it: commit without the release (the head condition still
+        // decides), the same positions, so the signatures are reused.
+        logger.warn('Sequencer lease lost before its release; committing without it', {
+          firmId: entries[0]!.firmId,
+        });
+        release = undefined;
+        break;
       case 'head-moved':
         logger.warn('Ledger head moved under the sequencer; placing the batch again', {
           firmId: entries[0]!.firmId,
@@ -173,7 +187,7 @@ export async function commitInBatch(
     throw new Error(
       `Could not commit a batch of ${entries.length} ledger appends after ${BATCH_ATTEMPTS} attempts`,
     );
-  return { head, later, committed: [] };
+  return { head, later, committed: [], released: false };
 }
 
 /**

@@ -11,7 +11,13 @@ import {
   withdrawIntent,
 } from '../store/append-intent-store.js';
 import { getRecordById, readHead } from '../store/ledger-store.js';
-import { acquireLease, readLease, releaseLease, renewLease } from '../store/sequencer-lease-store.js';
+import {
+  acquireLease,
+  leaseReleaseItem,
+  readLease,
+  releaseLease,
+  renewLease,
+} from '../store/sequencer-lease-store.js';
 import { ServiceUnavailableError } from '../errors.js';
 import { planBatch, type PendingAppend } from './append-batch.js';
 import { archiveBatch } from './archive.js';
@@ -227,20 +233,33 @@ async function lead(deps: Deps, lane: Lane): Promise<void> {
     const [firstHead, firstCandidates] = await Promise.all([readHead(deps, lane.firmId), gather(deps, lane)]);
     let head = firstHead;
     let firstLook: Candidate[] | undefined = firstCandidates;
+    /** False once the lease was given up with a batch this holder took for its last (see below). */
+    let held = true;
     for (;;) {
-      if (leaseUntil - Date.now() < LEASE_TTL_MS / 2) {
+      if (held && leaseUntil - Date.now() < LEASE_TTL_MS / 2) {
         if (!(await renewLease(deps, lane.firmId, lane.holder, LEASE_TTL_MS))) break;
         leaseUntil = Date.now() + LEASE_TTL_MS;
       }
       const candidates = firstLook ?? (await gather(deps, lane));
       firstLook = undefined;
-      if (candidates.length === 0) {
-        await releaseLease(deps, lane.firmId, lane.holder);
-        // An asker may have left its intent after the last look and before the release: look once more.
-        if ((await gather(deps, lane)).length === 0 && lane.local.length === 0) return;
-        if (!(await acquireLease(deps, lane.firmId, lane.holder, LEASE_TTL_MS))) break;
+      if (candidates.length === 0 || !held) {
+        if (held) {
+          await releaseLease(deps, lane.firmId, lane.holder);
+          held = false;
+          // An asker may have left its intent after the last look and before the release: look once more.
+          if ((await gather(deps, lane)).length === 0 && lane.local.length === 0) return;
+        } else if (candidates.length === 0) {
+          return; // given up with the last batch, and nothing came since
+        }
+        // Work waits and the lease is free: take it again, with the head (another holder may have moved it).
+        const [taken, current] = await Promise.all([
+          acquireLease(deps, lane.firmId, lane.holder, LEASE_TTL_MS),
+          readHead(deps, lane.firmId),
+        ]);
+        if (!taken) break;
+        held = true;
         leaseUntil = Date.now() + LEASE_TTL_MS;
-        head = await readHead(deps, lane.firmId);
+        head = current;
         continue;
       }
       const planned = planBatch(candidates, (c) => (c.remote ? 1 : 0)).batch;
@@ -250,8 +269,21 @@ async function lead(deps: Deps, lane: Lane): Promise<void> {
       // committed, off the path of the holder's own callers.
       const subscribers = subscribersOfFirm(deps, lane.firmId);
       subscribers.catch(() => undefined); // awaited by the archive, which reports a failed read as its own
-      const committed = await commitInBatch(deps, head, planned, signatures);
+      // A lone append (no intent of another instance, nothing else of this process waiting) gives the lease up in
+      // its own commit: one call fewer than releasing after it, the next append finds the lease free at once, and
+      // a holder frozen after answering (Lambda) holds no lease. An intent left meanwhile is found by the look
+      // after the commit; the lease is taken again for it.
+      const lone =
+        candidates.length === 1 && planned.length === 1 && !planned[0]!.remote && lane.local.length === 0;
+      const committed = await commitInBatch(
+        deps,
+        head,
+        planned,
+        signatures,
+        lone ? leaseReleaseItem(deps, lane.firmId, lane.holder) : undefined,
+      );
       head = committed.head;
+      if (committed.released) held = false;
       // The batch's immutable copies run beside the next batch; the holder's own callers answer once the copies
       // are written (intents' askers answer when they find their records).
       const archived = archiveBatch(deps, committed.committed, subscribers, () => {

@@ -36,21 +36,27 @@ export type BatchOutcome =
   | { kind: 'append-failed'; index: number; failedItem: number }
   /** The append at `index` was withdrawn by its asker (it gave up waiting). */
   | { kind: 'withdrawn'; index: number }
+  /** The sequencer lease released with the batch is no longer this holder's (it ran out and was taken). */
+  | { kind: 'lease-lost' }
   /** A concurrent transaction touched the same items; nothing failed its condition. */
   | { kind: 'conflict' };
 
-type Role = { index: number } & ({ role: 'record' | 'outbox' | 'intent' } | { role: 'extra'; extra: number });
+type Role =
+  | ({ index: number } & ({ role: 'record' | 'outbox' | 'intent' } | { role: 'extra'; extra: number }))
+  | { role: 'lease' };
 
 /**
  * Commits consecutive records after `head` in one transaction: the head moves to the last record (conditional
  * on it not having moved), every record row is created (conditional on its sequence being unused) with its
  * outbox entry, every waiting intent is taken away (its record is its result), and every append's extra writes commit with it. The
- * conditions make sequence numbers unique, gapless and strictly increasing whatever else runs.
+ * conditions make sequence numbers unique, gapless and strictly increasing whatever else runs. `release`, when
+ * given, gives the sequencer lease up in the same transaction (sequencer-lease-store.ts, leaseReleaseItem).
  */
 export async function commitBatch(
   deps: Deps,
   head: ChainHead,
   sealed: readonly SealedAppend[],
+  release?: TransactItem,
 ): Promise<BatchOutcome> {
   const last = sealed[sealed.length - 1]!.record;
   const items: TransactItem[] = [headItem(deps, last, head)];
@@ -76,13 +82,18 @@ export async function commitBatch(
     });
   });
   for (const { at, items: same } of additive.values()) items[at] = mergeAdditive(same);
+  if (release) {
+    items.push(release);
+    roles.push({ role: 'lease' });
+  }
   const outcome = await writeConditionally(deps, items);
   if (outcome.status === 'committed') return { kind: 'committed' };
   if (outcome.status === 'conflict') return { kind: 'conflict' };
   if (outcome.failedItems.includes(0)) return { kind: 'head-moved' };
   const failed = outcome.failedItems.map((i) => roles[i]!);
   if (failed.some((r) => r.role === 'record')) return { kind: 'head-behind' };
-  const first = failed[0]!;
+  const first = failed.find((r) => r.role !== 'lease');
+  if (!first) return { kind: 'lease-lost' };
   if (first.role === 'extra') return { kind: 'append-failed', index: first.index, failedItem: first.extra };
   return { kind: 'withdrawn', index: first.index };
 }

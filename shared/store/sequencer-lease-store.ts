@@ -1,5 +1,5 @@
 import type { Deps } from '../runtime/deps.js';
-import { writeConditionally } from './conditional-write.js';
+import { writeConditionally, type TransactItem } from './conditional-write.js';
 import { send } from './dynamo.js';
 import { keys } from './keys.js';
 
@@ -59,16 +59,22 @@ export async function renewLease(
 
 /** Gives the lease up, if `holder` still holds it. */
 export async function releaseLease(deps: Deps, firmId: string, holder: string): Promise<void> {
-  await writeConditionally(deps, [
-    {
-      Delete: {
-        TableName: deps.tables.ledger,
-        Key: keys.sequencerLease(firmId),
-        ConditionExpression: 'holder = :me',
-        ExpressionAttributeValues: { ':me': holder },
-      },
+  await writeConditionally(deps, [leaseReleaseItem(deps, firmId, holder)]);
+}
+
+/**
+ * The lease's release as a transaction item, conditional on `holder` still holding it: a holder committing what
+ * it expects to be its last batch gives the lease up in the same transaction (ledger-writes.ts, commitBatch).
+ */
+export function leaseReleaseItem(deps: Deps, firmId: string, holder: string): TransactItem {
+  return {
+    Delete: {
+      TableName: deps.tables.ledger,
+      Key: keys.sequencerLease(firmId),
+      ConditionExpression: 'holder = :me',
+      ExpressionAttributeValues: { ':me': holder },
     },
-  ]);
+  };
 }
 
 /** The lease as stored (strongly consistent: askers use it to decide whether to take over). */

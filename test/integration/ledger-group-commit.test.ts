@@ -1,4 +1,4 @@
-import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { appendRecord } from '../../shared/ledger-writer/append.js';
 import { LEASE_TTL_MS } from '../../shared/ledger-writer/sequencer.js';
 import type { LedgerRecord } from '../../shared/ledger/record.js';
@@ -135,5 +135,65 @@ describe('group commit when an instance dies', () => {
       if (i > 150) throw new Error(`${copies} immutable copies for ${head.sequenceNumber} records`);
       await new Promise((r) => setTimeout(r, 200));
     }
+  });
+});
+
+/** An instance whose DynamoDB commands are recorded, and may be preceded by `before(command)`. */
+function watchedInstance(before: (command: unknown) => Promise<void> = async () => undefined) {
+  const base = stackDeps();
+  const sent: unknown[] = [];
+  const db = Object.create(base.db) as Deps['db'];
+  const send = base.db.send.bind(base.db) as (command: unknown) => Promise<unknown>;
+  db.send = (async (command: unknown) => {
+    await before(command);
+    sent.push(command);
+    return send(command);
+  }) as Deps['db']['send'];
+  return { deps: { ...base, db }, sent };
+}
+
+/** Does the command give the sequencer lease up (a Delete of `SEQUENCER`, alone or in a transaction)? */
+function releasesLease(command: unknown): boolean {
+  const isLease = (key?: Record<string, unknown>) => key?.sk === 'SEQUENCER';
+  if (command instanceof DeleteCommand) return isLease(command.input.Key);
+  if (command instanceof TransactWriteCommand)
+    return (command.input.TransactItems ?? []).some((item) => isLease(item.Delete?.Key));
+  return false;
+}
+
+describe('the sequencer lease of a lone append', () => {
+  it('is given up in the append’s own commit, not by a call after it', async () => {
+    const firm = await createFirm();
+    const { deps, sent } = watchedInstance();
+    const record = await appendOne(deps, firm, 1);
+    // The lane's loop ends after one more look for intents.
+    for (let i = 0; i < 100 && (await readLease(stackDeps(), firm.firmId)); i++)
+      await new Promise((r) => setTimeout(r, 10));
+    expect(await readLease(stackDeps(), firm.firmId)).toBeNull();
+    const releases = sent.filter(releasesLease);
+    expect(releases).toHaveLength(1);
+    expect(releases[0]).toBeInstanceOf(TransactWriteCommand);
+    expect((await expectSoundChain(firm)).at(-1)).toEqual(record);
+  });
+
+  it('is left alone when another instance took it meanwhile: the batch commits without the release', async () => {
+    const firm = await createFirm();
+    const other = { holder: 'another-instance', until: Date.now() + 60_000 };
+    let taken = false;
+    // Just before the commit that would release the lease, another instance holds it (this one's ran out).
+    const { deps } = watchedInstance(async (command) => {
+      if (taken || !(command instanceof TransactWriteCommand) || !releasesLease(command)) return;
+      taken = true;
+      await stackDeps().db.send(
+        new PutCommand({
+          TableName: stackDeps().tables.ledger,
+          Item: { pk: `FIRM#${firm.firmId}`, sk: 'SEQUENCER', ...other },
+        }),
+      );
+    });
+    const record = await appendOne(deps, firm, 1);
+    expect(taken).toBe(true);
+    expect(await readLease(stackDeps(), firm.firmId)).toEqual(other);
+    expect((await expectSoundChain(firm)).at(-1)).toEqual(record);
   });
 });
