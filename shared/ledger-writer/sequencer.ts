@@ -251,15 +251,21 @@ async function lead(deps: Deps, lane: Lane): Promise<void> {
         } else if (candidates.length === 0) {
           return; // given up with the last batch, and nothing came since
         }
-        // Work waits and the lease is free: take it again, with the head (another holder may have moved it).
-        const [taken, current] = await Promise.all([
+        // Work waits and the lease is free: take it again, with the head (another holder may have moved it) and
+        // this process's appends' own conditions, in one round trip.
+        const [taken, current, refused] = await Promise.all([
           acquireLease(deps, lane.firmId, lane.holder, LEASE_TTL_MS),
           readHead(deps, lane.firmId),
+          checkAhead(deps, [...lane.local]),
         ]);
+        lane.local = lane.local.filter((waiting) => !refused.has(waiting));
         if (!taken) break;
         held = true;
         leaseUntil = Date.now() + LEASE_TTL_MS;
         head = current;
+        // Only this process's appends were waiting (the lone writer's next request): batch them at once. Intents
+        // are read again under the lease (another holder may have committed some meanwhile).
+        if (candidates.length > 0 && candidates.every((c) => !c.remote)) firstLook = localCandidates(lane);
         continue;
       }
       const planned = planBatch(candidates, (c) => (c.remote ? 1 : 0)).batch;
@@ -330,8 +336,15 @@ async function gather(deps: Deps, lane: Lane): Promise<Candidate[]> {
   );
   await Promise.all(stale.map((recordId) => deleteIntent(deps, lane.firmId, recordId)));
   const candidates: Candidate[] = [
-    ...lane.local.map((local) => ({ ...local.append, remote: false, local })),
+    ...localCandidates(lane),
     ...pending.map((append) => ({ ...append, remote: true })),
   ];
   return candidates.sort((a, b) => (a.recordId < b.recordId ? -1 : a.recordId > b.recordId ? 1 : 0));
+}
+
+/** This process's waiting appends as batch candidates, in record-id (asking) order. */
+function localCandidates(lane: Lane): Candidate[] {
+  return lane.local
+    .map((local) => ({ ...local.append, remote: false, local }))
+    .sort((a, b) => (a.recordId < b.recordId ? -1 : a.recordId > b.recordId ? 1 : 0));
 }
