@@ -24,7 +24,8 @@ import { newId } from '../shared/ids.js';
 import { createLocalDeps, localPaths, type LocalStackInfo } from '../shared/runtime/local-deps.js';
 import { seedCompletedJobs } from '../shared/services/reporting.js';
 import type { ReviewJobItem } from '../shared/store/review-job-store.js';
-import { ensureConsoleBuilt, launchBrowser, signIn } from '../test/support/console.js';
+import { ensureConsoleBuilt, signIn } from '../test/support/console.js';
+import { launchBrowser } from '../test/support/browser.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const OUT = join(ROOT, 'docs/console-screenshots');

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { HtmlValidate } from 'html-validate';
-import { chromium } from 'playwright-core';
+import { launchBrowser } from '../support/browser.js';
 import { appendRecord } from '../../shared/ledger-writer/append.js';
 import type { LedgerEventType } from '../../shared/ledger/event-types.js';
 import { signedMessage } from '../../shared/ledger/hashing.js';
@@ -453,18 +453,7 @@ describe('certificates', () => {
     const firm = await createFirm();
     const record = await append(firm, 'DOCUMENT_APPROVED', { documentReference: '<b>SR-1</b>' });
     const { certificateId } = await certificateOf(firm, record.id);
-    const browser = await chromium.launch({
-      executablePath: '/usr/bin/chromium',
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-        '--no-first-run',
-      ],
-    });
+    const browser = await launchBrowser();
     const shots = join(process.cwd(), '.tmp', 'screenshots');
     mkdirSync(shots, { recursive: true });
     try {

@@ -8,7 +8,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Browser } from 'playwright-core';
-import { ensureConsoleBuilt, launchBrowser, newContext, signIn, watchProblems } from '../support/console.js';
+import { ensureConsoleBuilt, newContext, signIn, watchProblems } from '../support/console.js';
+import { launchBrowser } from '../support/browser.js';
 import {
   expectAccessible,
   nav,

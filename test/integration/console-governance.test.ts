@@ -5,7 +5,8 @@
  * or critical violation on any of these pages, on a desktop and at 390 px.
  */
 import type { Browser } from 'playwright-core';
-import { ensureConsoleBuilt, launchBrowser, newContext, signIn, watchProblems } from '../support/console.js';
+import { ensureConsoleBuilt, newContext, signIn, watchProblems } from '../support/console.js';
+import { launchBrowser } from '../support/browser.js';
 import {
   expectAccessible,
   tabTo,

@@ -2,13 +2,13 @@ import { randomBytes } from 'node:crypto';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import {
   ensureConsoleBuilt,
-  launchBrowser,
   newContext,
   PHONE,
   seriousAxeViolations,
   signIn,
   watchProblems,
 } from '../support/console.js';
+import { launchBrowser } from '../support/browser.js';
 import { api, createFirm, linkedUser, seedUser, stack, tokenFor, type TestFirm } from './helpers.js';
 
 /**

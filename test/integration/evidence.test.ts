@@ -4,7 +4,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
+import { launchBrowser } from '../support/browser.js';
 import { MAX_BUNDLE_RECORD_BYTES, type EvidenceBundle } from '../../shared/ledger/evidence-bundle.js';
 import type { EvidenceVerdict } from '../../shared/ledger/evidence-verify.js';
 import { appendRecord } from '../../shared/ledger-writer/append.js';
@@ -361,18 +362,7 @@ describe('npm run verify-evidence (the CLI)', () => {
 describe('the offline page (/verify/offline, docs/evidence-verifier.html) in headless Chromium', () => {
   let browser: Browser;
   beforeAll(async () => {
-    browser = await chromium.launch({
-      executablePath: '/usr/bin/chromium',
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-        '--no-first-run',
-      ],
-    });
+    browser = await launchBrowser();
   });
   afterAll(() => browser?.close());
 

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { buildConsoleIfStale } from '../../scripts/console-build.js';
 import { ROOT } from './local-stack.js';
 
@@ -12,21 +12,6 @@ import { ROOT } from './local-stack.js';
 /** Builds console/dist when any console or client source is newer (as npm start and npm test do). */
 export function ensureConsoleBuilt(): void {
   buildConsoleIfStale({ quiet: true });
-}
-
-export function launchBrowser(): Promise<Browser> {
-  return chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--no-first-run',
-    ],
-  });
 }
 
 /** A phone-sized viewport (the console must work from 390 px wide). */

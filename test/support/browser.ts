@@ -1,0 +1,21 @@
+import { chromium, type Browser } from 'playwright-core';
+
+/**
+ * Debian's Chromium (`/usr/bin/chromium`, installed by scripts/ensure-test-tools.mjs), headless, through
+ * playwright-core: the one browser every page test drives (the console, the public verification page, the
+ * offline evidence page).
+ */
+export function launchBrowser(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+    ],
+  });
+}
