@@ -21,7 +21,16 @@ import { getRecordBySequence } from '../../shared/store/ledger-store.js';
 import type { StoredJob } from '../../shared/store/review-job-store.js';
 import { ledgerctl } from '../support/local-stack.js';
 import { jobItem } from './governance-seed.js';
-import { api, createFirm, seedUser, stack, stackDeps, tokenFor, type TestFirm } from './helpers.js';
+import {
+  api,
+  createFirm,
+  seedUser,
+  stack,
+  stackDeps,
+  type TestFirm,
+  tokenFor,
+  uploadDocument,
+} from './helpers.js';
 
 const deps = stackDeps();
 
@@ -35,18 +44,11 @@ async function eventually(probe: () => Promise<unknown>): Promise<void> {
 }
 
 async function submitJob(firm: TestFirm, extra: Record<string, unknown>): Promise<string> {
-  const presigned = await api('POST', '/v1/review/uploads', { key: firm.key, body: { filename: 'r.pdf' } });
-  expect(presigned.status).toBe(200);
-  const put = await fetch(presigned.body.uploadUrl, {
-    method: 'PUT',
-    body: new Uint8Array(randomBytes(600)),
-    headers: presigned.body.uploadHeaders,
-  });
-  expect(put.status).toBe(200);
+  const documentKey = await uploadDocument({ key: firm.key }, new Uint8Array(randomBytes(600)), 'r.pdf');
   const response = await api('POST', '/v1/review/jobs', {
     key: firm.key,
     body: {
-      documentKey: presigned.body.documentKey,
+      documentKey,
       documentType: 'SUITABILITY_REPORT',
       clientReference: 'CLI-1',
       documentReference: `DOC-${randomBytes(4).toString('hex')}`,

@@ -1,7 +1,7 @@
 import { createHash, createHmac, randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { api, createFirm, seedUser, tokenFor, type TestFirm } from './helpers.js';
+import { api, createFirm, seedUser, type TestFirm, tokenFor, uploadDocument } from './helpers.js';
 
 /**
  * One advice document through every area that reacts to the ledger: submission, routing, the reviewer's
@@ -98,21 +98,11 @@ describe('a review from upload to certificate, webhooks and reports', () => {
 
     // Upload with a real PUT, then submit an AI-assisted suitability report.
     const bytes = new Uint8Array(randomBytes(2_048));
-    const upload = await api('POST', '/v1/review/uploads', {
-      key: firm.key,
-      body: { filename: 'advice.pdf' },
-    });
-    expect(upload.status).toBe(200);
-    const put = await fetch(upload.body.uploadUrl, {
-      method: 'PUT',
-      body: bytes,
-      headers: upload.body.uploadHeaders,
-    });
-    expect(put.status).toBe(200);
+    const documentKey = await uploadDocument({ key: firm.key }, bytes, 'advice.pdf');
     const submitted = await api('POST', '/v1/review/jobs', {
       key: firm.key,
       body: {
-        documentKey: upload.body.documentKey,
+        documentKey,
         documentType: 'SUITABILITY_REPORT',
         clientReference: 'CLIENT-E2E',
         documentReference: 'DOC-E2E-1',

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { getUser, putUserItems, type UserItem } from '../../shared/store/user-store.js';
 import { DeleteCommand, PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { keys } from '../../shared/store/keys.js';
@@ -45,6 +46,30 @@ export function api<T = any>(
   options: Credential & { body?: unknown; raw?: string; headers?: Record<string, string> } = {},
 ): Promise<ApiResponse<T>> {
   return call<T>(stack, method, path, options);
+}
+
+/**
+ * Uploads a document as a client does: `POST /v1/review/uploads` for a presigned URL, then a PUT of the bytes with
+ * the headers it names. Returns the document key a submission refers to.
+ */
+export async function uploadDocument(
+  credential: Credential,
+  bytes: Uint8Array = new Uint8Array(randomBytes(1_000)),
+  filename = 'report.pdf',
+): Promise<string> {
+  const presigned = await api<{
+    uploadUrl: string;
+    documentKey: string;
+    uploadHeaders: Record<string, string>;
+  }>('POST', '/v1/review/uploads', { ...credential, body: { filename } });
+  expect(presigned.status).toBe(200);
+  const put = await fetch(presigned.body.uploadUrl, {
+    method: 'PUT',
+    body: bytes,
+    headers: presigned.body.uploadHeaders,
+  });
+  expect(put.status).toBe(200);
+  return presigned.body.documentKey;
 }
 
 export interface TestFirm {

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { keys } from '../../shared/store/keys.js';
-import { api, createFirm, seedUser, stackDeps, tokenFor, type TestFirm } from './helpers.js';
+import { api, createFirm, seedUser, stackDeps, type TestFirm, tokenFor, uploadDocument } from './helpers.js';
 
 const AREAS = ['productsAndServices', 'priceAndValue', 'consumerUnderstanding', 'consumerSupport'];
 const emptyOutcomes = Object.fromEntries(AREAS.map((a) => [a, { response: '', riskRating: 'LOW' }]));
@@ -410,20 +410,8 @@ describe('impact assessments: status graph', () => {
 });
 
 /** Uploads a small document through the presigned URL, as a client would. */
-async function upload(firm: TestFirm): Promise<string> {
-  const presigned = await api('POST', '/v1/review/uploads', {
-    key: firm.key,
-    body: { filename: 'report.pdf' },
-  });
-  expect(presigned.status).toBe(200);
-  const put = await fetch(presigned.body.uploadUrl, {
-    method: 'PUT',
-    body: new Uint8Array(randomBytes(500)),
-    headers: presigned.body.uploadHeaders,
-  });
-  expect(put.status).toBe(200);
-  return presigned.body.documentKey;
-}
+const upload = (firm: TestFirm): Promise<string> =>
+  uploadDocument({ key: firm.key }, new Uint8Array(randomBytes(500)));
 
 describe('impact assessments and the job-submission gate', () => {
   const model = { provider: 'gate-ai', version: '4.2' };

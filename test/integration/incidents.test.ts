@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { recountFirmCounters } from '../../shared/services/firm-counters.js';
 import { keys } from '../../shared/store/keys.js';
-import { api, createFirm, seedUser, stackDeps, tokenFor, type TestFirm } from './helpers.js';
+import { api, createFirm, seedUser, stackDeps, type TestFirm, tokenFor, uploadDocument } from './helpers.js';
 
 const ULID_TAIL = (n: number) => n.toString().padStart(26, '0');
 
@@ -22,16 +22,11 @@ const recordCount = async (firm: TestFirm) =>
 
 /** Submits a real review job (upload, then submission) and returns its id. */
 async function submitJob(firm: TestFirm): Promise<string> {
-  const presigned = await api('POST', '/v1/review/uploads', { key: firm.key, body: { filename: 'r.pdf' } });
-  await fetch(presigned.body.uploadUrl, {
-    method: 'PUT',
-    body: new Uint8Array(randomBytes(300)),
-    headers: presigned.body.uploadHeaders,
-  });
+  const documentKey = await uploadDocument({ key: firm.key }, new Uint8Array(randomBytes(300)), 'r.pdf');
   const job = await api('POST', '/v1/review/jobs', {
     key: firm.key,
     body: {
-      documentKey: presigned.body.documentKey,
+      documentKey,
       documentType: 'SUITABILITY_REPORT',
       clientReference: 'C',
       documentReference: 'D',

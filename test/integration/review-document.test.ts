@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Role } from '../../shared/domain/auth/principal.js';
-import { api, createFirm, seedUser, tokenFor, type TestFirm } from './helpers.js';
+import { api, createFirm, seedUser, type TestFirm, tokenFor, uploadDocument } from './helpers.js';
 
 /**
  * GET /v1/review/jobs/{id}/document (issue 16): a 5-minute URL of the job's immutable document copy, for the
@@ -17,18 +17,11 @@ async function signedIn(firm: TestFirm, role: Role) {
 }
 
 async function submit(firm: TestFirm, bytes: Uint8Array) {
-  const upload = await api('POST', '/v1/review/uploads', { key: firm.key, body: { filename: 'advice.pdf' } });
-  expect(upload.status).toBe(200);
-  const put = await fetch(upload.body.uploadUrl, {
-    method: 'PUT',
-    body: bytes,
-    headers: upload.body.uploadHeaders,
-  });
-  expect(put.status).toBe(200);
+  const documentKey = await uploadDocument({ key: firm.key }, bytes, 'advice.pdf');
   const job = await api('POST', '/v1/review/jobs', {
     key: firm.key,
     body: {
-      documentKey: upload.body.documentKey,
+      documentKey,
       documentType: 'SUITABILITY_REPORT',
       clientReference: 'CLI-DOC',
       factFindSummary: { age: 60 },

@@ -1,5 +1,12 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { api, createFirm, seedApprovedAssessment, stackDeps, type TestFirm } from './helpers.js';
+import {
+  api,
+  createFirm,
+  seedApprovedAssessment,
+  stackDeps,
+  type TestFirm,
+  uploadDocument,
+} from './helpers.js';
 
 const sha256 = (bytes: Uint8Array | string) => createHash('sha256').update(bytes).digest('hex');
 const HOUR = 60 * 60 * 1000;
@@ -10,20 +17,7 @@ async function upload(
   bytes: Uint8Array = new Uint8Array(randomBytes(2_000)),
   filename = 'Suitability report.pdf',
 ): Promise<{ documentKey: string; bytes: Uint8Array }> {
-  const presigned = await api<{
-    uploadUrl: string;
-    documentKey: string;
-    contentType: string;
-    uploadHeaders: Record<string, string>;
-  }>('POST', '/v1/review/uploads', { key: firm.key, body: { filename } });
-  expect(presigned.status).toBe(200);
-  const put = await fetch(presigned.body.uploadUrl, {
-    method: 'PUT',
-    body: bytes,
-    headers: presigned.body.uploadHeaders,
-  });
-  expect(put.status).toBe(200);
-  return { documentKey: presigned.body.documentKey, bytes };
+  return { documentKey: await uploadDocument({ key: firm.key }, bytes, filename), bytes };
 }
 
 const baseBody = (documentKey: string, extra: Record<string, unknown> = {}) => ({

@@ -4,7 +4,7 @@ import type { Role } from '../../shared/domain/auth/principal.js';
 import { recordDecision } from '../../shared/services/review/completion.js';
 import { sweepReviewJobs } from '../../shared/services/review/sla-sweep.js';
 import { keys } from '../../shared/store/keys.js';
-import { api, createFirm, seedUser, stackDeps, tokenFor, type TestFirm } from './helpers.js';
+import { api, createFirm, seedUser, stackDeps, type TestFirm, tokenFor, uploadDocument } from './helpers.js';
 
 const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
 
@@ -60,21 +60,11 @@ async function submitJob(
   credential: { key?: string; token?: string } = { key: firm.key },
 ): Promise<Job & { bytes: Uint8Array }> {
   const bytes = new Uint8Array(randomBytes(1_500));
-  const presigned = await api('POST', '/v1/review/uploads', {
-    ...credential,
-    body: { filename: 'report.pdf' },
-  });
-  expect(presigned.status).toBe(200);
-  const put = await fetch(presigned.body.uploadUrl, {
-    method: 'PUT',
-    body: bytes,
-    headers: presigned.body.uploadHeaders,
-  });
-  expect(put.status).toBe(200);
+  const documentKey = await uploadDocument(credential, bytes);
   const response = await api('POST', '/v1/review/jobs', {
     ...credential,
     body: {
-      documentKey: presigned.body.documentKey,
+      documentKey,
       documentType: 'SUITABILITY_REPORT',
       clientReference: 'CLI-1',
       documentReference: `DOC-${Math.random().toString(36).slice(2)}`,
