@@ -158,3 +158,30 @@ export function incidentStats(incidents: readonly IncidentFacts[], now: Date): I
   }
   return { total: incidents.length, open, resolved, critical, byCategory, trend: [...trend.values()] };
 }
+
+/** What an incident's ledger records say of it. */
+export interface IncidentRecordFacts {
+  id: string;
+  title: string;
+  severity: IncidentSeverity;
+  category: IncidentCategory;
+  affectedReviewJobIds: readonly string[];
+  affectedLedgerRecordIds: readonly string[];
+  reportedAt: string;
+}
+
+/**
+ * INCIDENT_LOGGED's documentMetadata, which INCIDENT_RESOLVED extends with the status, root cause and resolution
+ * time: one shape for the incident service and the bulk seed, which must write what the live path would have.
+ */
+export function incidentMetadata(incident: IncidentRecordFacts): Record<string, unknown> {
+  return {
+    incidentId: incident.id,
+    title: incident.title,
+    severity: incident.severity,
+    category: incident.category,
+    affectedReviewJobIds: incident.affectedReviewJobIds,
+    affectedLedgerRecordIds: incident.affectedLedgerRecordIds,
+    reportedAt: incident.reportedAt,
+  };
+}

@@ -79,3 +79,39 @@ export function documentCopyKey(firmId: string, jobId: string, filename: string)
 export function documentUrl(copyKey: string): string {
   return `immutable://${copyKey}`;
 }
+
+/** What every review record's metadata says about its job. */
+export function jobMetadata(job: { id: string; documentReference: string; documentType: string }) {
+  return { jobId: job.id, documentReference: job.documentReference, documentType: job.documentType };
+}
+
+/** What a submitted job's DOCUMENT_SUBMITTED record says of it (its documentMetadata). */
+export interface SubmittedJobFacts {
+  id: string;
+  documentReference: string;
+  documentType: string;
+  clientReference: string;
+  priority: JobPriority;
+  requiresSeniorSignOff: boolean;
+  vulnerabilityFlags: readonly VulnerabilityFlag[];
+  documentUrl: string;
+}
+
+/**
+ * DOCUMENT_SUBMITTED's documentMetadata for a job and the AI model it declared (if any): one shape for the
+ * submission and for the bulk seed, which must write what the live path would have.
+ */
+export function submittedMetadata(
+  job: SubmittedJobFacts,
+  model: { provider: string; version: string } | null | undefined,
+): Record<string, unknown> {
+  return {
+    ...jobMetadata(job),
+    clientReference: job.clientReference,
+    priority: job.priority,
+    requiresSeniorSignOff: job.requiresSeniorSignOff,
+    vulnerabilityFlags: job.vulnerabilityFlags,
+    aiModel: model ? `${model.provider}/${model.version}` : null,
+    documentUrl: job.documentUrl,
+  };
+}

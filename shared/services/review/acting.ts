@@ -48,8 +48,3 @@ function factsOf(job: StoredJob): JobFacts {
     submittedBy: job.submittedBy ?? null,
   };
 }
-
-/** What every review record's metadata says about its job. */
-export function jobMetadata(job: StoredJob) {
-  return { jobId: job.id, documentReference: job.documentReference, documentType: job.documentType };
-}

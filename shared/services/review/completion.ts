@@ -4,7 +4,7 @@
  * between the two.
  */
 import { actorOf, type Principal } from '../../domain/auth/principal.js';
-import type { JobOutcome } from '../../domain/review/jobs.js';
+import { jobMetadata, type JobOutcome } from '../../domain/review/jobs.js';
 import {
   checklistProblems,
   decisionProblems,
@@ -22,7 +22,7 @@ import { jobCounterItems } from '../../store/counter-store.js';
 import { jobUpdateItem, type StoredJob } from '../../store/review-job-store.js';
 import { getReviewer, reviewerReleaseItem } from '../../store/reviewer-store.js';
 import { findDocumentType } from '../document-types.js';
-import { enforce, jobMetadata, loadJob, userCaller } from './acting.js';
+import { enforce, loadJob, userCaller } from './acting.js';
 import { routeAfter } from './routing.js';
 
 export interface CompleteInput {

@@ -4,6 +4,7 @@
  * decided on (the job's status and assignee, the reviewer's activeJobId), so concurrent callers can never
  * both win; a move with a ledger event commits it in the same transaction (appendRecord's `with`).
  */
+import { jobMetadata } from '../../domain/review/jobs.js';
 import { actorOf, type Principal } from '../../domain/auth/principal.js';
 import { ConflictError } from '../../errors.js';
 import { appendRecord } from '../../ledger-writer/append.js';
@@ -15,7 +16,7 @@ import { jobCounterItems } from '../../store/counter-store.js';
 import { jobUpdateItem, type StoredJob } from '../../store/review-job-store.js';
 import { waitingDeleteItem, waitingOf, waitingPutItem } from '../../store/review-queue-store.js';
 import { getReviewer, reviewerClaimItem, reviewerReleaseItem } from '../../store/reviewer-store.js';
-import { enforce, jobMetadata, loadJob, userCaller } from './acting.js';
+import { enforce, loadJob, userCaller } from './acting.js';
 import { routeAfter } from './routing.js';
 
 /**

@@ -2,6 +2,7 @@
  * The scheduled SLA sweep of review jobs (functions/workers/review-sla-sweep.ts): SLA_BREACHED for overdue
  * jobs, and the repair of completions that stopped between their two steps.
  */
+import { jobMetadata } from '../../domain/review/jobs.js';
 import { isUnfinished, UNFINISHED_STATUSES } from '../../domain/review/workflow.js';
 import { appendUnlessRaced, type Actor } from '../../ledger-writer/append.js';
 import { isoNow } from '../../ports/clock.js';
@@ -10,7 +11,6 @@ import { logger } from '../../runtime/logger.js';
 import { writeConditionally } from '../../store/conditional-write.js';
 import { LOST_RACE } from '../../store/lost-race.js';
 import { dueForSweep, getJob, jobUpdateItem } from '../../store/review-job-store.js';
-import { jobMetadata } from './acting.js';
 import { finishCompletion } from './completion.js';
 import { routeAfter } from './routing.js';
 

@@ -10,6 +10,7 @@ import {
   jobIdOfUpload,
   requiresSeniorSignOff,
   slaDeadline,
+  submittedMetadata,
   type JobPriority,
   type VulnerabilityFlag,
 } from '../../domain/review/jobs.js';
@@ -151,17 +152,7 @@ export async function submitJob(
       eventType: 'DOCUMENT_SUBMITTED',
       actor: actorOf(principal),
       documentHash,
-      documentMetadata: {
-        jobId,
-        documentReference: job.documentReference,
-        documentType: job.documentType,
-        clientReference: job.clientReference,
-        priority: job.priority,
-        requiresSeniorSignOff: job.requiresSeniorSignOff,
-        vulnerabilityFlags: job.vulnerabilityFlags,
-        aiModel: model ? `${model.provider}/${model.version}` : null,
-        documentUrl: job.documentUrl,
-      },
+      documentMetadata: submittedMetadata(job, model),
       reviewJobId: jobId,
     },
     {

@@ -1,5 +1,9 @@
 import type { ActorSummary } from '../../domain/governance/actors.js';
-import { INCIDENT_CATEGORIES, INCIDENT_SEVERITIES } from '../../domain/governance/incidents.js';
+import {
+  INCIDENT_CATEGORIES,
+  INCIDENT_SEVERITIES,
+  incidentMetadata,
+} from '../../domain/governance/incidents.js';
 import { ID_PREFIX } from '../../ids.js';
 import type { LedgerEventType } from '../../ledger/event-types.js';
 import type { IncidentItem } from '../../store/incident-store.js';
@@ -56,15 +60,7 @@ export function addFirmEvents(
       version: resolved ? 1 : 0,
     };
     incidents.push(incident);
-    const summary = () => ({
-      incidentId: incident.id,
-      title: incident.title,
-      severity: incident.severity,
-      category: incident.category,
-      affectedReviewJobIds: incident.affectedReviewJobIds,
-      affectedLedgerRecordIds: incident.affectedLedgerRecordIds,
-      reportedAt: incident.reportedAt,
-    });
+    const summary = () => incidentMetadata(incident);
     at(reportedAt, (_id, _i, ts) => {
       incident.id = `${ID_PREFIX.incident}_${ulidAt(Date.parse(ts))}`;
       incident.reportedAt = ts;

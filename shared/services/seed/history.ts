@@ -1,4 +1,10 @@
-import { slaDeadline, type JobOutcome, type VulnerabilityFlag } from '../../domain/review/jobs.js';
+import {
+  jobMetadata,
+  slaDeadline,
+  submittedMetadata,
+  type JobOutcome,
+  type VulnerabilityFlag,
+} from '../../domain/review/jobs.js';
 import { OUTCOME_EVENT, OUTCOME_STATUS } from '../../domain/review/workflow.js';
 import { ID_PREFIX } from '../../ids.js';
 import type { RecordPayload } from '../../ledger/record.js';
@@ -164,11 +170,6 @@ export function planHistory(input: SeedInput): SeedPlan {
       pendingCompletion: null,
     };
     jobs.push(job);
-    const meta = () => ({
-      jobId: job.id,
-      documentReference: job.documentReference,
-      documentType: job.documentType,
-    });
     const role = reviewer.role;
     let reviewCompletedId = '';
     let outcomeIndex = -1;
@@ -179,17 +180,7 @@ export function planHistory(input: SeedInput): SeedPlan {
         eventType: 'DOCUMENT_SUBMITTED',
         actor: admin,
         documentHash: job.documentHash,
-        documentMetadata: {
-          jobId: job.id,
-          documentReference: job.documentReference,
-          documentType: job.documentType,
-          clientReference: job.clientReference,
-          priority: job.priority,
-          requiresSeniorSignOff: job.requiresSeniorSignOff,
-          vulnerabilityFlags: job.vulnerabilityFlags,
-          aiModel: model ? `${model.provider}/${model.version}` : null,
-          documentUrl: job.documentUrl,
-        },
+        documentMetadata: submittedMetadata(job, model),
         reviewJobId: job.id,
       };
     });
@@ -197,7 +188,7 @@ export function planHistory(input: SeedInput): SeedPlan {
       eventType: 'REVIEW_STARTED',
       actor: actorOfUser(reviewer),
       documentHash: job.documentHash,
-      documentMetadata: { ...meta(), fromStatus: 'ASSIGNED', reviewerRole: role },
+      documentMetadata: { ...jobMetadata(job), fromStatus: 'ASSIGNED', reviewerRole: role },
       reviewJobId: job.id,
     }));
     if (breach)
@@ -207,7 +198,7 @@ export function planHistory(input: SeedInput): SeedPlan {
           eventType: 'SLA_BREACHED',
           actor: { id: 'system:sla-sweep', name: 'SLA sweep', fcaRef: null },
           documentHash: job.documentHash,
-          documentMetadata: { ...meta(), slaDeadline: job.slaDeadline, status: 'IN_REVIEW' },
+          documentMetadata: { ...jobMetadata(job), slaDeadline: job.slaDeadline, status: 'IN_REVIEW' },
           reviewJobId: job.id,
         };
       });
@@ -220,7 +211,7 @@ export function planHistory(input: SeedInput): SeedPlan {
           actor: actorOfUser(reviewer),
           documentHash: job.documentHash,
           documentMetadata: {
-            ...meta(),
+            ...jobMetadata(job),
             reason: job.escalationReason,
             fromStatus: 'IN_REVIEW',
             reviewerRole: role,
@@ -235,7 +226,7 @@ export function planHistory(input: SeedInput): SeedPlan {
         actor: actorOfUser(reviewer),
         documentHash: job.documentHash,
         documentMetadata: {
-          ...meta(),
+          ...jobMetadata(job),
           outcome,
           outcomeReason: job.outcomeReason,
           modifications: job.modifications,
@@ -255,7 +246,7 @@ export function planHistory(input: SeedInput): SeedPlan {
         actor: actorOfUser(reviewer),
         documentHash: job.documentHash,
         documentMetadata: {
-          ...meta(),
+          ...jobMetadata(job),
           outcome,
           outcomeReason: job.outcomeReason,
           modifications: job.modifications,
@@ -280,7 +271,7 @@ export function planHistory(input: SeedInput): SeedPlan {
           actor: { id: 'system:certificates', name: 'Certificate service', fcaRef: null },
           documentHash: job.documentHash,
           documentMetadata: {
-            ...meta(),
+            ...jobMetadata(job),
             certificateId: certificate.id,
             certifiedRecordId: job.ledgerRecordId,
           },
