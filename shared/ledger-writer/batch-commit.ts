@@ -139,7 +139,8 @@ export async function commitInBatch(
       };
     });
     // The lease is given up with a batch only when nothing is left for a later one.
-    const outcome = await commitBatch(deps, head, sealed, later.length === 0 ? release : undefined);
+    const releasing = later.length === 0 ? release : undefined;
+    const outcome = await commitBatch(deps, head, sealed, releasing);
     switch (outcome.kind) {
       case 'committed':
         return {
@@ -150,7 +151,7 @@ export async function commitInBatch(
           },
           later,
           committed: sealed.map((s, i) => ({ record: s.record, body: s.body, local: entries[i]!.local })),
-          released: later.length === 0 && release !== undefined,
+          released: releasing !== undefined,
         };
       case 'lease-lost':
         // It ran out and another instance took it: commit without the release (the head condition still

@@ -279,8 +279,7 @@ async function lead(deps: Deps, lane: Lane): Promise<void> {
       // its own commit: one call fewer than releasing after it, the next append finds the lease free at once, and
       // a holder frozen after answering (Lambda) holds no lease. An intent left meanwhile is found by the look
       // after the commit; the lease is taken again for it.
-      const lone =
-        candidates.length === 1 && planned.length === 1 && !planned[0]!.remote && lane.local.length === 0;
+      const lone = candidates.length === 1 && !candidates[0]!.remote && lane.local.length === 0;
       const committed = await commitInBatch(
         deps,
         head,
@@ -339,12 +338,13 @@ async function gather(deps: Deps, lane: Lane): Promise<Candidate[]> {
     ...localCandidates(lane),
     ...pending.map((append) => ({ ...append, remote: true })),
   ];
-  return candidates.sort((a, b) => (a.recordId < b.recordId ? -1 : a.recordId > b.recordId ? 1 : 0));
+  return candidates.sort(byRecordId);
 }
 
 /** This process's waiting appends as batch candidates, in record-id (asking) order. */
 function localCandidates(lane: Lane): Candidate[] {
-  return lane.local
-    .map((local) => ({ ...local.append, remote: false, local }))
-    .sort((a, b) => (a.recordId < b.recordId ? -1 : a.recordId > b.recordId ? 1 : 0));
+  return lane.local.map((local) => ({ ...local.append, remote: false, local })).sort(byRecordId);
 }
+
+const byRecordId = (a: Candidate, b: Candidate) =>
+  a.recordId < b.recordId ? -1 : a.recordId > b.recordId ? 1 : 0;
