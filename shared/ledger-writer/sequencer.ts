@@ -44,6 +44,9 @@ const STALE_RESULT_MS = 60_000;
 /** An asker's looks for its record after the first: this far apart (ms), growing to POLL_MAX_MS. */
 const POLL_STEP_MS = 5;
 const POLL_MAX_MS = 50;
+/** An asker's first look, once its intent is written: this long at first, then tuned (firstLookAfter). */
+const FIRST_LOOK_INITIAL_MS = 20;
+const FIRST_LOOK_MAX_MS = 200;
 /** Every this many looks that find nothing, an asker reads its intent (failed?) and the lease (anyone there?). */
 const SLOW_CHECK_EVERY = 3;
 /**
@@ -62,10 +65,11 @@ interface Lane {
   /** Who this lane is, as a lease holder. */
   holder: string;
   /**
-   * How long this process's intents took to be committed lately (ms, moving average): an asker's first look
-   * for its record waits about this long, so most find it at the first look instead of polling in 5 ms steps.
+   * How long an asker of this process waits, once its intent is written, before its first look for its record
+   * (ms). Tuned by how the looks went (firstLookAfter): about when records turn up, so an asker seldom looks
+   * twice and never sleeps long past its commit.
    */
-  turnaroundMs: number;
+  firstLookMs: number;
   /** When this process last found the firm's lease held by another instance (epoch ms). */
   leaseSeenHeldAt: number;
 }
@@ -102,7 +106,7 @@ function laneOf(deps: Deps, firmId: string): Lane {
         state: 'idle',
         local: [],
         holder: randomUUID(),
-        turnaroundMs: 20,
+        firstLookMs: FIRST_LOOK_INITIAL_MS,
         leaseSeenHeldAt: 0,
       }),
     );
@@ -188,13 +192,16 @@ async function awaitRecord(
   append: PendingAppend,
   started: number,
 ): Promise<Sequenced> {
-  let wait = Math.min(POLL_MAX_MS * 4, Math.max(POLL_STEP_MS, lane.turnaroundMs * 0.8));
+  const firstWait = lane.firstLookMs;
+  let wait = firstWait;
+  let firstLookAt = 0;
   for (let look = 1; ; look++) {
     await sleep(wait);
+    if (look === 1) firstLookAt = Date.now();
     wait = Math.min(POLL_MAX_MS, POLL_STEP_MS * look);
     const record = await getRecordById(deps, append.firmId, append.recordId);
     if (record) {
-      lane.turnaroundMs = 0.8 * lane.turnaroundMs + 0.2 * (Date.now() - started);
+      lane.firstLookMs = firstLookAfter(firstWait, look, Date.now() - firstLookAt);
       const committed = recordOf(record);
       return { status: 'committed', record: committed, body: canonicalJson(committed) };
     }
@@ -220,6 +227,19 @@ async function awaitRecord(
       else lane.leaseSeenHeldAt = Date.now();
     }
   }
+}
+
+/**
+ * The next first-look wait after an asker waited `firstWait` and found its record at look `looks`, `lateMs` after
+ * its first look. Found at once: the record may have been there a while, so look sooner next time. Found at the
+ * second look: about right. Later: the first look came too soon by about `lateMs`, so wait half of that longer.
+ * Measuring the whole turnaround instead (intent to record found) feeds the wait back into itself: with the first
+ * look at 80 % of it, askers settled on waiting ~150 ms for records committed ~80 ms after their intents, i.e. found
+ * them ~80 ms late (docs/benchmarks.md).
+ */
+export function firstLookAfter(firstWait: number, looks: number, lateMs: number): number {
+  const next = looks === 1 ? firstWait * 0.8 : looks === 2 ? firstWait : firstWait + lateMs / 2;
+  return Math.min(FIRST_LOOK_MAX_MS, Math.max(POLL_STEP_MS, next));
 }
 
 /** Drains this process's appends and the firm's intents, batch after batch, while holding the lease. */
