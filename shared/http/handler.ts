@@ -14,6 +14,7 @@ import { getDeps, type Deps } from '../runtime/deps.js';
 import { logger } from '../runtime/logger.js';
 import '../runtime/aws-deps.js';
 import { authenticate, type FirstSignIn } from '../services/auth.js';
+import { credentialHeaders } from './credential-headers.js';
 import { toErrorResponse } from './errors.js';
 import { runIdempotently } from './idempotency.js';
 import { isJsonMediaType } from './media-type.js';
@@ -154,12 +155,7 @@ async function authorise(
   auth: Extract<AuthMode, { kind: 'authenticated' }>,
   firstSignIn: FirstSignIn,
 ): Promise<Principal> {
-  const headers = event.headers ?? {};
-  const principal = await authenticate(
-    deps,
-    { apiKey: headers['x-service-key'], authorization: headers.authorization },
-    firstSignIn,
-  );
+  const principal = await authenticate(deps, credentialHeaders(event.headers), firstSignIn);
   if (auth.credentials === 'user' && principal.kind !== 'user') {
     throw new ForbiddenError('This operation requires a signed-in user, not an API key');
   }

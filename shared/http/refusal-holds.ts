@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import type { WritePolicy } from '../domain/rate-limit/token-bucket.js';
 import type { RouteDef } from '../routes/route.js';
+import { presentedCredential } from './credential-headers.js';
 
 /**
  * The refusals this instance holds (docs/architecture.md §5, "Fair per-firm limits"): after the firm's bucket
@@ -27,11 +28,10 @@ const holds = new Map<string, HeldRefusal>();
 
 /** The hold key of a request: its route and its credential header, or undefined when it carries none. */
 export function holdKey(route: RouteDef, event: APIGatewayProxyEventV2): string | undefined {
-  const headers = event.headers ?? {};
-  const credential = headers['x-service-key'] ?? headers.authorization;
+  const credential = presentedCredential(event.headers);
   if (!credential) return undefined;
   return createHash('sha256')
-    .update(`${route.method} ${route.path}\n${headers['x-service-key'] ? 'key' : 'bearer'}\n${credential}`)
+    .update(`${route.method} ${route.path}\n${credential.kind}\n${credential.value}`)
     .digest('base64url');
 }
 

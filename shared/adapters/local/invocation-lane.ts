@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { presentedCredential } from '../../http/credential-headers.js';
 
 /**
  * The lane an invocation waits in when every local instance is busy (instance-pool.ts, fair-queue.ts): a route
@@ -13,7 +14,7 @@ export function invocationLane(functionName: string, event: unknown): string {
     requestContext?: { http?: { sourceIp?: string } };
   };
   if (!headers) return `function:${functionName}`;
-  const credential = headers['x-service-key'] ?? headers.authorization;
+  const credential = presentedCredential(headers);
   if (!credential) return `address:${requestContext?.http?.sourceIp ?? 'unknown'}`;
-  return `credential:${createHash('sha256').update(credential).digest('base64url')}`;
+  return `credential:${createHash('sha256').update(credential.value).digest('base64url')}`;
 }
