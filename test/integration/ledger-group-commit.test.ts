@@ -27,6 +27,17 @@ function appendOne(deps: Deps, firm: TestFirm, n: number): Promise<LedgerRecord>
   });
 }
 
+type Send = (command: unknown) => Promise<unknown>;
+
+/** An instance (its own Deps) whose DynamoDB commands go through `intercept`, which may send them on with `send`. */
+function interceptedInstance(intercept: (command: unknown, send: Send) => Promise<unknown>): Deps {
+  const base = stackDeps();
+  const db = Object.create(base.db) as Deps['db'];
+  const send = base.db.send.bind(base.db) as Send;
+  db.send = ((command: unknown) => intercept(command, send)) as Deps['db']['send'];
+  return { ...base, db };
+}
+
 /**
  * An instance whose DynamoDB calls hang forever once `dies(command, calls)` says so (that call included when
  * `includeTrigger`, else from the next call on): a process killed at that moment.
@@ -36,11 +47,8 @@ function mortalInstance(
   includeTrigger: boolean,
   delayMs: (command: unknown) => number = () => 0,
 ): Deps {
-  const base = stackDeps();
   let dead = false;
-  const db = Object.create(base.db) as Deps['db'];
-  const send = base.db.send.bind(base.db) as (command: unknown) => Promise<unknown>;
-  db.send = (async (command: unknown) => {
+  return interceptedInstance(async (command, send) => {
     const delay = delayMs(command);
     if (delay > 0) await new Promise((r) => setTimeout(r, delay));
     if (dead) return new Promise(() => undefined);
@@ -50,8 +58,7 @@ function mortalInstance(
       return send(command);
     }
     return send(command);
-  }) as Deps['db']['send'];
-  return { ...base, db };
+  });
 }
 
 const isCommit = (command: unknown) => command instanceof TransactWriteCommand;
@@ -140,16 +147,13 @@ describe('group commit when an instance dies', () => {
 
 /** An instance whose DynamoDB commands are recorded, and may be preceded by `before(command)`. */
 function watchedInstance(before: (command: unknown) => Promise<void> = async () => undefined) {
-  const base = stackDeps();
   const sent: unknown[] = [];
-  const db = Object.create(base.db) as Deps['db'];
-  const send = base.db.send.bind(base.db) as (command: unknown) => Promise<unknown>;
-  db.send = (async (command: unknown) => {
+  const deps = interceptedInstance(async (command, send) => {
     await before(command);
     sent.push(command);
     return send(command);
-  }) as Deps['db']['send'];
-  return { deps: { ...base, db }, sent };
+  });
+  return { deps, sent };
 }
 
 /** Does the command give the sequencer lease up (a Delete of `SEQUENCER`, alone or in a transaction)? */
