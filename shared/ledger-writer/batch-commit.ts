@@ -73,7 +73,7 @@ export async function commitInBatch(
   head: ChainHead,
   planned: Candidate[],
   signatures: Map<string, string>,
-  releaseLease?: TransactItem,
+  releaseLease?: (head: ChainHead) => TransactItem,
 ): Promise<BatchResult> {
   let entries = planned;
   let release = releaseLease;
@@ -138,17 +138,19 @@ export async function commitInBatch(
         ...(entry.remote ? { intentResult: committedIntentItem(deps, entry) } : {}),
       };
     });
-    // The lease is given up with a batch only when nothing is left for a later one.
-    const releasing = later.length === 0 ? release : undefined;
+    const last = sealed.at(-1)!.record;
+    const moved: ChainHead = {
+      sequenceNumber: last.sequenceNumber,
+      chainHash: last.chainHash,
+      timestamp: last.timestamp,
+    };
+    // The lease is given up with a batch only when nothing is left for a later one, leaving the head it commits.
+    const releasing = later.length === 0 ? release?.(moved) : undefined;
     const outcome = await commitBatch(deps, head, sealed, releasing);
     switch (outcome.kind) {
       case 'committed':
         return {
-          head: {
-            sequenceNumber: sealed.at(-1)!.record.sequenceNumber,
-            chainHash: sealed.at(-1)!.record.chainHash,
-            timestamp: sealed.at(-1)!.record.timestamp,
-          },
+          head: moved,
           later,
           committed: sealed.map((s, i) => ({ record: s.record, body: s.body, local: entries[i]!.local })),
           released: releasing !== undefined,

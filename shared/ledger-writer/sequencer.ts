@@ -10,13 +10,14 @@ import {
   readIntent,
   withdrawIntent,
 } from '../store/append-intent-store.js';
-import { getRecordById, readHead } from '../store/ledger-store.js';
+import { getRecordById, readHead, type ChainHead } from '../store/ledger-store.js';
 import {
   acquireLease,
   leaseReleaseItem,
   readLease,
   releaseLease,
   renewLease,
+  type LeaseTaken,
 } from '../store/sequencer-lease-store.js';
 import { ServiceUnavailableError } from '../errors.js';
 import { planBatch, type PendingAppend } from './append-batch.js';
@@ -116,7 +117,7 @@ function laneOf(deps: Deps, firmId: string): Lane {
 /** Takes the lease and leads, or hands this process's waiting appends over to the holder as intents. */
 async function takeOrHandOver(deps: Deps, lane: Lane, lookFirst = true): Promise<void> {
   lane.state = 'acquiring';
-  let acquired: boolean;
+  let acquired: LeaseTaken;
   try {
     if (
       lookFirst &&
@@ -138,14 +139,14 @@ async function takeOrHandOver(deps: Deps, lane: Lane, lookFirst = true): Promise
     failAll(lane.local.splice(0), error as Error);
     return;
   }
-  if (!acquired) {
+  if (!acquired.taken) {
     lane.state = 'idle';
     lane.leaseSeenHeldAt = Date.now();
     handOver(deps, lane);
     return;
   }
   lane.state = 'leading';
-  await lead(deps, lane);
+  await lead(deps, lane, acquired.head);
 }
 
 /**
@@ -242,15 +243,24 @@ export function firstLookAfter(firstWait: number, looks: number, lateMs: number)
   return Math.min(FIRST_LOOK_MAX_MS, Math.max(POLL_STEP_MS, next));
 }
 
-/** Drains this process's appends and the firm's intents, batch after batch, while holding the lease. */
-async function lead(deps: Deps, lane: Lane): Promise<void> {
+/**
+ * Drains this process's appends and the firm's intents, batch after batch, while holding the lease. `releasedAt`
+ * is the head the lease was released with (acquireLease), null when it ran out or was never held.
+ */
+async function lead(deps: Deps, lane: Lane, releasedAt: ChainHead | null): Promise<void> {
   const signatures = new Map<string, string>();
   let leaseUntil = Date.now() + LEASE_TTL_MS;
   let batch: LocalAppend[] = [];
-  const archiving = new Set<Promise<void>>();
   try {
-    // The head and the first look at the intents in one round trip: a lone writer's path is short.
-    const [firstHead, firstCandidates] = await Promise.all([readHead(deps, lane.firmId), gather(deps, lane)]);
+    // A released lease gives the head, and its last holder looked for intents just before it let go: the first
+    // batch is this process's appends, straight to signing (a lone writer's path: the lease, the signature, the
+    // commit). Intents left meanwhile are found by the look after that batch. A lease that ran out was left by a
+    // holder that died or froze, and an asker taking the lease over comes for intents: then the intents are read
+    // at once (their askers are waiting), with the head unless the lease gave it.
+    const [firstHead, firstCandidates] =
+      releasedAt && lane.local.length > 0
+        ? [releasedAt, localCandidates(lane)]
+        : await Promise.all([releasedAt ?? readHead(deps, lane.firmId), gather(deps, lane)]);
     let head = firstHead;
     let firstLook: Candidate[] | undefined = firstCandidates;
     /** False once the lease was given up with a batch this holder took for its last (see below). */
@@ -264,25 +274,25 @@ async function lead(deps: Deps, lane: Lane): Promise<void> {
       firstLook = undefined;
       if (candidates.length === 0 || !held) {
         if (held) {
-          await releaseLease(deps, lane.firmId, lane.holder);
+          await releaseLease(deps, lane.firmId, lane.holder, head);
           held = false;
           // An asker may have left its intent after the last look and before the release: look once more.
           if ((await gather(deps, lane)).length === 0 && lane.local.length === 0) return;
         } else if (candidates.length === 0) {
           return; // given up with the last batch, and nothing came since
         }
-        // Work waits and the lease is free: take it again, with the head (another holder may have moved it) and
-        // this process's appends' own conditions, in one round trip.
-        const [taken, current, refused] = await Promise.all([
+        // Work waits and the lease is free: take it again with this process's appends' own conditions checked, in
+        // one round trip.
+        const [taken, refused] = await Promise.all([
           acquireLease(deps, lane.firmId, lane.holder, LEASE_TTL_MS),
-          readHead(deps, lane.firmId),
           checkAhead(deps, [...lane.local]),
         ]);
         lane.local = lane.local.filter((waiting) => !refused.has(waiting));
-        if (!taken) break;
+        if (!taken.taken) break;
         held = true;
         leaseUntil = Date.now() + LEASE_TTL_MS;
-        head = current;
+        // Released by this holder (its own head) unless another took and released it meanwhile (theirs).
+        head = taken.head ?? (await readHead(deps, lane.firmId));
         // Only this process's appends were waiting (the lone writer's next request): batch them at once. Intents
         // are read again under the lease (another holder may have committed some meanwhile).
         if (candidates.length > 0 && candidates.every((c) => !c.remote)) firstLook = localCandidates(lane);
@@ -305,18 +315,17 @@ async function lead(deps: Deps, lane: Lane): Promise<void> {
         head,
         planned,
         signatures,
-        lone ? leaseReleaseItem(deps, lane.firmId, lane.holder) : undefined,
+        lone ? (at) => leaseReleaseItem(deps, lane.firmId, lane.holder, at) : undefined,
       );
       head = committed.head;
       if (committed.released) held = false;
       // The batch's immutable copies run beside the next batch; the holder's own callers answer once the copies
-      // are written (intents' askers answer when they find their records).
-      const archived = archiveBatch(deps, committed.committed, subscribers, () => {
+      // are written (intents' askers answer when they find their records). It never throws, and the lane does not
+      // wait for the rest of it (the outbox entries' deletion): a lone writer's next append would wait for it.
+      void archiveBatch(deps, committed.committed, subscribers, () => {
         for (const { record, body, local } of committed.committed)
           local?.settle({ status: 'committed', record, body });
       });
-      archiving.add(archived);
-      void archived.finally(() => archiving.delete(archived));
       // Appends left for the next batch (not signed in time): this process's go back in line, intents stay.
       lane.local.unshift(...committed.later.flatMap((c) => (c.local ? [c.local] : [])));
       // A condition checked ahead of this batch says nothing once it committed: the waiting ones are checked again.
@@ -336,7 +345,6 @@ async function lead(deps: Deps, lane: Lane): Promise<void> {
     failAll(lane.local.splice(0), error as Error);
     await releaseLease(deps, lane.firmId, lane.holder).catch(() => undefined);
   } finally {
-    await Promise.all(archiving);
     lane.state = 'idle';
     // Appends that joined while the lane was winding down (e.g. during the release after a failed batch) saw
     // it busy and started nothing: without a new round they would wait forever.

@@ -123,6 +123,24 @@ export async function updateConditionally(
   });
 }
 
+/** The outcome of a single conditional Put that asked for the item it replaced (`old`, absent when none was). */
+export type PutOutcome =
+  { readonly status: 'committed'; readonly old?: Record<string, unknown> } | NotCommitted;
+
+/**
+ * One conditional Put (a transaction item's `Put`) of the ledger table that returns the item it replaced
+ * (`ReturnValues: 'ALL_OLD'`), for callers that decide by what was there; outcomes as for `writeConditionally`.
+ * Not for the main table: a request's `Idempotency-Key` mark would have to join it in a transaction, which
+ * returns no item.
+ */
+export async function putReplacing(deps: Deps, put: NonNullable<TransactItem['Put']>): Promise<PutOutcome> {
+  if (put.TableName === deps.tables.main) throw new Error('putReplacing is for the ledger table');
+  return sendOne(async () => {
+    const { Attributes } = await send(deps.db, 'Put', { ...put, ReturnValues: 'ALL_OLD' });
+    return { status: 'committed', ...(Attributes ? { old: Attributes } : {}) };
+  });
+}
+
 function writeOne(deps: Deps, item: TransactItem): Promise<WriteOutcome> {
   return sendOne(async () => {
     if (item.Put) await send(deps.db, 'Put', item.Put);

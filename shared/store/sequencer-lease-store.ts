@@ -1,7 +1,8 @@
 import type { Deps } from '../runtime/deps.js';
-import { writeConditionally, type TransactItem } from './conditional-write.js';
+import { putReplacing, writeConditionally, type TransactItem } from './conditional-write.js';
 import { send } from './dynamo.js';
 import { keys } from './keys.js';
+import type { ChainHead } from './ledger-store.js';
 
 /**
  * The firm's sequencer lease (`SEQUENCER` in the firm's ledger partition): the instance that holds it seals and
@@ -15,26 +16,43 @@ export interface Lease {
   until: number;
 }
 
-/** Takes the lease when nobody holds it or it has run out; true when `holder` now holds it. */
+/**
+ * What taking the lease found. `head` is the chain head the last holder left when it released the lease (its
+ * last commit, or the head it gave up with): a holder that takes a released lease needs no head read. It is
+ * null when the lease was never released this way (the firm's first append, a holder that died or ran out): the
+ * caller reads the head. A head left by a holder is a hint, never the guarantee: a writer that committed after
+ * it (a holder whose lease ran out) makes the next commit find the head moved, and the batch is placed again.
+ */
+export type LeaseTaken =
+  { readonly taken: false } | { readonly taken: true; readonly head: ChainHead | null };
+
+/** Takes the lease when nobody holds it (never held, released) or it has run out. */
 export async function acquireLease(
   deps: Deps,
   firmId: string,
   holder: string,
   ttlMs: number,
-): Promise<boolean> {
+): Promise<LeaseTaken> {
   const now = deps.clock.now().getTime();
-  const outcome = await writeConditionally(deps, [
-    {
-      Put: {
-        TableName: deps.tables.ledger,
-        Item: { ...keys.sequencerLease(firmId), holder, until: now + ttlMs },
-        ConditionExpression: 'attribute_not_exists(pk) OR #until < :now',
-        ExpressionAttributeNames: { '#until': 'until' },
-        ExpressionAttributeValues: { ':now': now },
-      },
-    },
-  ]);
-  return outcome.status === 'committed';
+  const outcome = await putReplacing(deps, {
+    TableName: deps.tables.ledger,
+    Item: { ...keys.sequencerLease(firmId), holder, until: now + ttlMs },
+    ConditionExpression: 'attribute_not_exists(pk) OR #until < :now',
+    ExpressionAttributeNames: { '#until': 'until' },
+    ExpressionAttributeValues: { ':now': now },
+  });
+  if (outcome.status !== 'committed') return { taken: false };
+  return { taken: true, head: releasedHead(outcome.old) };
+}
+
+/** The head a released lease item holds; null for a lease that was held (and ran out) or never existed. */
+function releasedHead(old: Record<string, unknown> | undefined): ChainHead | null {
+  if (!old || old.holder !== undefined || typeof old.headSequenceNumber !== 'number') return null;
+  return {
+    sequenceNumber: old.headSequenceNumber,
+    chainHash: (old.headChainHash as string | null) ?? null,
+    timestamp: (old.headTimestamp as string | null) ?? null,
+  };
 }
 
 /** Extends the lease of its holder; false when it was lost (ran out and was taken). */
@@ -57,32 +75,55 @@ export async function renewLease(
   return outcome.status === 'committed';
 }
 
-/** Gives the lease up, if `holder` still holds it. */
-export async function releaseLease(deps: Deps, firmId: string, holder: string): Promise<void> {
-  await writeConditionally(deps, [leaseReleaseItem(deps, firmId, holder)]);
+/** Gives the lease up, if `holder` still holds it, leaving `head` (the chain head it knows) for the next. */
+export async function releaseLease(
+  deps: Deps,
+  firmId: string,
+  holder: string,
+  head?: ChainHead,
+): Promise<void> {
+  await writeConditionally(deps, [leaseReleaseItem(deps, firmId, holder, head)]);
 }
 
 /**
  * The lease's release as a transaction item, conditional on `holder` still holding it: a holder committing what
- * it expects to be its last batch gives the lease up in the same transaction (ledger-writes.ts, commitBatch).
+ * it expects to be its last batch gives the lease up in the same transaction (ledger-writes.ts, commitBatch),
+ * with the head that batch moves the chain to. The released item has no holder and has run out (`until` 0), so
+ * every condition on a held lease fails on it; it keeps `head` for the next holder (acquireLease). Without a head
+ * (a holder giving up after a failure) the next holder reads it.
  */
-export function leaseReleaseItem(deps: Deps, firmId: string, holder: string): TransactItem {
+export function leaseReleaseItem(deps: Deps, firmId: string, holder: string, head?: ChainHead): TransactItem {
   return {
-    Delete: {
+    Put: {
       TableName: deps.tables.ledger,
-      Key: keys.sequencerLease(firmId),
+      Item: {
+        ...keys.sequencerLease(firmId),
+        until: 0,
+        ...(head
+          ? {
+              headSequenceNumber: head.sequenceNumber,
+              headChainHash: head.chainHash,
+              headTimestamp: head.timestamp,
+            }
+          : {}),
+      },
       ConditionExpression: 'holder = :me',
       ExpressionAttributeValues: { ':me': holder },
     },
   };
 }
 
-/** The lease as stored (strongly consistent: askers use it to decide whether to take over). */
+/**
+ * Who holds the lease (strongly consistent: askers use it to decide whether to take over); null when nobody
+ * does (never held, or released). A lease that ran out is returned as it is: its `until` tells.
+ */
 export async function readLease(deps: Deps, firmId: string): Promise<Lease | null> {
   const { Item } = await send(deps.db, 'Get', {
     TableName: deps.tables.ledger,
     Key: keys.sequencerLease(firmId),
     ConsistentRead: true,
   });
-  return Item ? { holder: Item.holder as string, until: Item.until as number } : null;
+  return Item && typeof Item.holder === 'string'
+    ? { holder: Item.holder, until: Item.until as number }
+    : null;
 }

@@ -1,4 +1,4 @@
-import { DeleteCommand, GetCommand, PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { appendRecord } from '../../shared/ledger-writer/append.js';
 import { LEASE_TTL_MS } from '../../shared/ledger-writer/sequencer.js';
 import type { LedgerRecord } from '../../shared/ledger/record.js';
@@ -156,12 +156,12 @@ function watchedInstance(before: (command: unknown) => Promise<void> = async () 
   return { deps, sent };
 }
 
-/** Does the command give the sequencer lease up (a Delete of `SEQUENCER`, alone or in a transaction)? */
+/** Does the command give the sequencer lease up (a Put of `SEQUENCER` without a holder, alone or in a transaction)? */
 function releasesLease(command: unknown): boolean {
-  const isLease = (key?: Record<string, unknown>) => key?.sk === 'SEQUENCER';
-  if (command instanceof DeleteCommand) return isLease(command.input.Key);
+  const isRelease = (item?: Record<string, unknown>) => item?.sk === 'SEQUENCER' && item.holder === undefined;
+  if (command instanceof PutCommand) return isRelease(command.input.Item);
   if (command instanceof TransactWriteCommand)
-    return (command.input.TransactItems ?? []).some((item) => isLease(item.Delete?.Key));
+    return (command.input.TransactItems ?? []).some((item) => isRelease(item.Put?.Item));
   return false;
 }
 

@@ -7,6 +7,7 @@ import {
 import { DeleteCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import {
   conditionFailedAt,
+  putReplacing,
   updateConditionally,
   writeConditionally,
   writeNew,
@@ -181,6 +182,30 @@ describe('updateConditionally', () => {
     expect(db.commandCalls(UpdateCommand)[0]!.args[0].input).toMatchObject({
       ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
     });
+  });
+});
+
+describe('putReplacing', () => {
+  const ledgerPut = { ...put.Put!, TableName: 'ledger' };
+
+  it('asks for the item it replaced and answers with it, or with none when there was none', async () => {
+    db.on(PutCommand).resolves({ Attributes: { ...key, a: 0 } });
+    expect(await putReplacing(deps, ledgerPut)).toEqual({ status: 'committed', old: { ...key, a: 0 } });
+    expect(db.commandCalls(PutCommand)[0]!.args[0].input).toEqual({ ...ledgerPut, ReturnValues: 'ALL_OLD' });
+    db.on(PutCommand).resolves({});
+    expect(await putReplacing(deps, ledgerPut)).toEqual({ status: 'committed' });
+  });
+
+  it('has the outcomes of a single write when it does not commit', async () => {
+    db.on(PutCommand).rejects(conditionFailed());
+    expect(await putReplacing(deps, ledgerPut)).toEqual({ status: 'condition-failed', failedItems: [0] });
+    db.on(PutCommand).rejects(new TransactionConflictException({ message: 'conflict', ...metadata }));
+    expect(await putReplacing(deps, ledgerPut)).toEqual({ status: 'conflict' });
+  });
+
+  it('refuses the main table, whose writes may have to carry an idempotency mark', async () => {
+    await expect(putReplacing(deps, put.Put!)).rejects.toThrow(/ledger table/);
+    expect(db.calls()).toHaveLength(0);
   });
 });
 
