@@ -24,6 +24,12 @@ export interface PendingAppend {
    */
   extras: TransactItem[];
   timestampToken: string;
+  /**
+   * Indexes of `extras` that create items under ids made for this append (AppendOptions.creates): their
+   * conditions only guard against a collision, so they are committed with the record but never checked before
+   * signing. Absent: every condition is checked.
+   */
+  unchecked?: number[];
 }
 
 /** DynamoDB's limits for one TransactWriteItems call. */
@@ -130,7 +136,7 @@ export function checkableTogether<T extends PendingAppend>(appends: readonly T[]
   let checks = 0;
   const chosen: T[] = [];
   for (const append of appends) {
-    const appendChecks = conditionChecks(append.extras);
+    const appendChecks = conditionChecks(append.extras, append.unchecked);
     // Additive updates make no check (they have no condition): the check transaction never holds their items.
     const appendKeys = touchedKeys(append.extras).exclusiveKeys;
     if (appendKeys.some((key) => seen.has(key))) continue;
@@ -152,15 +158,19 @@ export function holdsTimestampToken(append: PendingAppend, value: unknown): bool
 }
 
 /**
- * A ConditionCheck for every extra write that carries a condition, with the index of the extra it checks:
- * committed together they tell, before anything is signed, which appends would fail their own conditions.
- * Only the names and values the condition uses are kept (DynamoDB refuses unused ones).
+ * A ConditionCheck for every extra write that carries a condition, except those `unchecked` (indexes of fresh
+ * creations, PendingAppend), with the index of the extra it checks: committed together they tell, before
+ * anything is signed, which appends would fail their own conditions. Only the names and values the condition
+ * uses are kept (DynamoDB refuses unused ones).
  */
-export function conditionChecks(extras: readonly TransactItem[]): { extra: number; check: TransactItem }[] {
+export function conditionChecks(
+  extras: readonly TransactItem[],
+  unchecked: readonly number[] = [],
+): { extra: number; check: TransactItem }[] {
   return extras.flatMap((item, extra) => {
     const write = item.Put ?? item.Update ?? item.Delete ?? item.ConditionCheck;
     const condition = write?.ConditionExpression;
-    if (!write || !condition) return [];
+    if (!write || !condition || unchecked.includes(extra)) return [];
     const key = item.Put
       ? { pk: item.Put.Item?.pk, sk: item.Put.Item?.sk }
       : (write as { Key: Record<string, unknown> }).Key;

@@ -95,6 +95,7 @@ export async function commitInBatch(
     const refused = await refusedBeforeSigning(
       deps,
       extras.map((items, i) => (attempt === 1 && entries[i]!.local?.checkedAhead ? [] : items)),
+      entries.map((entry) => entry.unchecked),
     );
     if (refused.size > 0) {
       await Promise.all(
@@ -201,8 +202,11 @@ export async function commitInBatch(
 async function refusedBeforeSigning(
   deps: Deps,
   extras: readonly (readonly TransactItem[])[],
+  unchecked: readonly (readonly number[] | undefined)[],
 ): Promise<Map<number, number>> {
-  const checks = extras.flatMap((items, index) => conditionChecks(items).map((c) => ({ index, ...c })));
+  const checks = extras.flatMap((items, index) =>
+    conditionChecks(items, unchecked[index]).map((c) => ({ index, ...c })),
+  );
   const refused = new Map<number, number>();
   if (checks.length === 0) return refused;
   for (let attempt = 1; ; attempt++) {
@@ -230,13 +234,16 @@ async function refusedBeforeSigning(
  * known once placed), and so is any append touching an item an earlier one touches (checkableTogether). Returns the appends refused, each settled with its failed write; the others are marked.
  */
 export async function checkAhead(deps: Deps, locals: readonly LocalAppend[]): Promise<Set<LocalAppend>> {
-  const timeless = locals.filter((l) => !holdsTimestampToken(l.append, conditionChecks(l.append.extras)));
+  const timeless = locals.filter(
+    (l) => !holdsTimestampToken(l.append, conditionChecks(l.append.extras, l.append.unchecked)),
+  );
   // One transaction may not touch an item twice: appends sharing an item are left to the batches.
   const checkable = new Set(checkableTogether(timeless.map((l) => l.append)));
   const eligible = timeless.filter((l) => checkable.has(l.append));
   const refused = await refusedBeforeSigning(
     deps,
     eligible.map((l) => l.append.extras),
+    eligible.map((l) => l.append.unchecked),
   );
   for (const [index, failedItem] of refused) eligible[index]!.settle({ status: 'failed', failedItem });
   for (const [index, local] of eligible.entries()) if (!refused.has(index)) local.checkedAhead = true;

@@ -129,10 +129,9 @@ export async function logIncident(
       documentMetadata: incidentMetadata(incident),
     },
     {
-      with: [
-        incidentPutItem(deps, incident),
-        ...incidentCounterItems(deps, firmId, incident.id, null, incident),
-      ],
+      // The incident's id is new: nothing can be in its way, so its creation is not checked before signing.
+      creates: [incidentPutItem(deps, incident)],
+      with: incidentCounterItems(deps, firmId, incident.id, null, incident),
     },
   );
   return presentIncident({ incident, remediations: [] });

@@ -165,6 +165,59 @@ function releasesLease(command: unknown): boolean {
   return false;
 }
 
+/** Is the command a transaction of ConditionChecks only (an append's conditions checked before signing)? */
+const isPreCheck = (command: unknown) =>
+  command instanceof TransactWriteCommand &&
+  (command.input.TransactItems ?? []).every((item) => item.ConditionCheck !== undefined);
+
+describe('items an append creates under fresh ids (AppendOptions.creates)', () => {
+  const createdItem = (deps: Deps, firm: TestFirm, id: string) => ({
+    Put: {
+      TableName: deps.tables.main,
+      Item: { pk: `FIRM#${firm.firmId}`, sk: `TEST#${id}`, id },
+      ConditionExpression: 'attribute_not_exists(pk)',
+    },
+  });
+
+  it('are committed with the record, and no transaction checks them before signing', async () => {
+    const firm = await createFirm();
+    const { deps, sent } = watchedInstance();
+    const record = await appendRecord(
+      deps,
+      { firmId: firm.firmId, eventType: 'GENERATION_RECORDED', actor, documentMetadata: { n: 1 } },
+      { creates: [createdItem(deps, firm, 'fresh-1')] },
+    );
+    expect(sent.filter(isPreCheck)).toEqual([]);
+    const { Item } = await stackDeps().db.send(
+      new GetCommand({ TableName: deps.tables.main, Key: { pk: `FIRM#${firm.firmId}`, sk: 'TEST#fresh-1' } }),
+    );
+    expect(Item).toMatchObject({ id: 'fresh-1' });
+    expect((await expectSoundChain(firm)).at(-1)).toEqual(record);
+  });
+
+  it('still fail their append alone, at the commit, when something was in the way after all', async () => {
+    const firm = await createFirm();
+    const deps = stackDeps();
+    await deps.db.send(new PutCommand(createdItem(deps, firm, 'taken').Put));
+    const results = await Promise.allSettled(
+      [1, 2, 3].map((n) =>
+        appendRecord(
+          deps,
+          { firmId: firm.firmId, eventType: 'GENERATION_RECORDED', actor, documentMetadata: { n } },
+          {
+            creates: [createdItem(deps, firm, n === 2 ? 'taken' : `fresh-${n}`)],
+            onConflict: () => new Error('collision'),
+          },
+        ),
+      ),
+    );
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect((results[1] as PromiseRejectedResult).reason).toEqual(new Error('collision'));
+    const chain = await expectSoundChain(firm);
+    expect(chain.map((r) => (r.documentMetadata as { n: number }).n).sort()).toEqual([1, 3]);
+  });
+});
+
 describe('the sequencer lease of a lone append', () => {
   it('is given up in the append’s own commit, not by a call after it', async () => {
     const firm = await createFirm();

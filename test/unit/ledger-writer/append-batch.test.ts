@@ -230,6 +230,19 @@ describe('conditionChecks', () => {
       },
     ]);
   });
+
+  it('leaves out the extras an append created under fresh ids (its unchecked indexes), keeping the others’ indexes', () => {
+    const created: TransactItem = {
+      Put: {
+        TableName: 'main',
+        Item: { pk: 'FIRM#firm_a', sk: 'INC#inc_1' },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      },
+    };
+    expect(conditionChecks([created, jobUpdate('job_1')], [0]).map((c) => c.extra)).toEqual([1]);
+    expect(conditionChecks([created, jobUpdate('job_1')], [0, 1])).toEqual([]);
+    expect(conditionChecks([created, jobUpdate('job_1')]).map((c) => c.extra)).toEqual([0, 1]);
+  });
 });
 
 describe('itemKey', () => {
