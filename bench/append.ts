@@ -19,18 +19,11 @@
  * BENCH_INSTANCES (8), BENCH_SIGNER_LATENCY_MS (15), BENCH_WARMUP (300 appends, 4000 PutItem calls).
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { cpus, loadavg, release, totalmem, type as osType } from 'node:os';
 import { performance } from 'node:perf_hooks';
-import {
-  CreateTableCommand,
-  DeleteTableCommand,
-  DescribeTableCommand,
-  DynamoDBClient,
-} from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { canonicalJson } from '../shared/ledger/hashing.js';
 import { checkRecord } from '../shared/ledger/verify.js';
 import { intEnv } from '../shared/runtime/config.js';
@@ -39,6 +32,8 @@ import { createLocalDeps } from '../shared/runtime/local-deps.js';
 import { immutableFirmPrefix } from '../shared/store/immutable-layout.js';
 import { keys, SK_PREFIX } from '../shared/store/keys.js';
 import { queryRecordRange, readHead } from '../shared/store/ledger-store.js';
+import { cpuSeconds, percentile, runLoops } from './lib/measure.js';
+import { createScratchTable, type PutLevel, type ScratchTable } from './lib/raw-put.js';
 import { createFirm, isRunning, startStack, type EmbeddedStack, type OnboardedFirm } from './lib/stack.js';
 
 const APPENDS = intEnv('BENCH_APPENDS', 400);
@@ -46,53 +41,13 @@ const PUTS = intEnv('BENCH_PUTS', 2000);
 const INSTANCES = intEnv('BENCH_INSTANCES', 8);
 const SIGNER_LATENCY_MS = intEnv('BENCH_SIGNER_LATENCY_MS', 15);
 const WARMUP = intEnv('BENCH_WARMUP', 300);
-const SCRATCH_TABLE = `gls-bench-putitem-${randomUUID().slice(0, 8)}`;
 const LAST_SEQUENCE = 999_999_999_999;
-/** Clock ticks per second of /proc/<pid>/stat's CPU times. */
-const CLOCK_TICKS = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
-
-/** CPU seconds (user + system, children included) a process has used so far. */
-function cpuSeconds(pid: number | undefined): number {
-  if (!pid) return Number.NaN;
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  // Fields after the command name (which may contain spaces) start at field 3; utime..cstime are 14..17.
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return fields.slice(11, 15).reduce((total, ticks) => total + Number(ticks), 0) / CLOCK_TICKS;
-}
-
 /** The whole machine's CPU time so far from /proc/stat: busy and total jiffies over every core. */
 function machineJiffies(): { busy: number; total: number } {
   const fields = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
   // user nice system idle iowait irq softirq steal (guest time is already inside user).
   const total = sumOf(fields.slice(0, 8));
   return { busy: total - fields[3]! - fields[4]!, total };
-}
-
-/** Runs `count` operations from `concurrency` loops; returns wall time and each operation's latency. */
-async function runLoops(
-  count: number,
-  concurrency: number,
-  operation: (index: number) => Promise<void>,
-): Promise<{ wallMs: number; latencies: number[] }> {
-  const latencies: number[] = [];
-  let next = 0;
-  const loop = async () => {
-    while (next < count) {
-      const index = next++;
-      const start = performance.now();
-      await operation(index);
-      latencies.push(performance.now() - start);
-    }
-  };
-  const start = performance.now();
-  await Promise.all(Array.from({ length: Math.min(concurrency, count) }, loop));
-  return { wallMs: performance.now() - start, latencies };
-}
-
-/** Nearest-rank percentile. */
-function percentile(values: number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.max(0, Math.ceil(p * sorted.length) - 1)] ?? Number.NaN;
 }
 
 const fixed = (value: number, digits = 1) => value.toFixed(digits);
@@ -140,14 +95,6 @@ interface Level {
   /** Appends/s of each firm, when several firms write at once. */
   perFirm: number[];
   problems: string[];
-}
-
-interface PutLevel {
-  writers: number;
-  putsPerSecond: number;
-  p50: number;
-  p99: number;
-  dynamoCpuPerPutMs: number;
 }
 
 /** Appends from `writers` loops spread over `firms` (each firm gets writers / firms loops). */
@@ -263,60 +210,6 @@ async function verifyChain(
   return problems;
 }
 
-async function createScratchTable(endpoint: string): Promise<DynamoDBClient> {
-  const client = new DynamoDBClient({
-    endpoint,
-    region: 'local',
-    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-  });
-  await client.send(
-    new CreateTableCommand({
-      TableName: SCRATCH_TABLE,
-      BillingMode: 'PAY_PER_REQUEST',
-      AttributeDefinitions: [
-        { AttributeName: 'pk', AttributeType: 'S' },
-        { AttributeName: 'sk', AttributeType: 'S' },
-      ],
-      KeySchema: [
-        { AttributeName: 'pk', KeyType: 'HASH' },
-        { AttributeName: 'sk', KeyType: 'RANGE' },
-      ],
-    }),
-  );
-  for (;;) {
-    const { Table } = await client.send(new DescribeTableCommand({ TableName: SCRATCH_TABLE }));
-    if (Table?.TableStatus === 'ACTIVE') return client;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
-/** Raw conditional PutItem calls of a small item under unique keys, from `writers` loops. */
-async function measurePuts(
-  stack: EmbeddedStack,
-  db: DynamoDBDocumentClient,
-  run: string,
-  writers: number,
-  count = PUTS,
-): Promise<PutLevel> {
-  const before = cpuSeconds(stack.dynamoPid);
-  const puts = await runLoops(count, writers, async (index) => {
-    await db.send(
-      new PutCommand({
-        TableName: SCRATCH_TABLE,
-        Item: { pk: `BENCH#${run}#${index}`, sk: 'ITEM', n: index, note: 'raw conditional put' },
-        ConditionExpression: 'attribute_not_exists(pk)',
-      }),
-    );
-  });
-  return {
-    writers,
-    putsPerSecond: count / (puts.wallMs / 1000),
-    p50: percentile(puts.latencies, 0.5),
-    p99: percentile(puts.latencies, 0.99),
-    dynamoCpuPerPutMs: ((cpuSeconds(stack.dynamoPid) - before) * 1000) / count,
-  };
-}
-
 /**
  * The floor of any append on this stack: the same authenticated POST /v1/incidents with a body that fails
  * validation (400 after the API-key check), so it crosses the gateway, an instance and authentication and
@@ -362,7 +255,7 @@ interface Profile {
 
 async function withStack<T>(
   signerRateLimit: number,
-  work: (stack: EmbeddedStack, deps: Deps, db: DynamoDBDocumentClient) => Promise<T>,
+  work: (stack: EmbeddedStack, deps: Deps, scratch: ScratchTable) => Promise<T>,
 ): Promise<T> {
   console.error(`Starting the embedded stack (${INSTANCES} instances, signer limit ${signerRateLimit}/s)...`);
   const stack = await startStack({
@@ -373,15 +266,14 @@ async function withStack<T>(
     },
   });
   const deps = createLocalDeps(stack);
-  let scratch: DynamoDBClient | undefined;
+  let scratch: ScratchTable | undefined;
   try {
-    scratch = await createScratchTable(stack.dynamoEndpoint);
-    const db = DynamoDBDocumentClient.from(scratch);
+    scratch = await createScratchTable(stack.dynamoEndpoint, stack.dynamoPid);
     console.error(`Warming up (${WARMUP} appends at 8 writers, ${WARMUP * 10} PutItem calls)...`);
     const warm = await createFirm(stack, { name: 'Bench Advisers warm-up' });
     await runLoops(WARMUP, 8, (i) => append(stack, warm, i, {}));
-    await measurePuts(stack, db, 'warm-up', 8, WARMUP * 10);
-    return await work(stack, deps, db);
+    await scratch.measurePuts('warm-up', 8, WARMUP * 10);
+    return await work(stack, deps, scratch);
   } catch (error) {
     const alive = (pid: number | undefined) => (pid && isRunning(pid) ? 'running' : 'not running');
     console.error(
@@ -391,17 +283,14 @@ async function withStack<T>(
     );
     throw error;
   } finally {
-    if (scratch) {
-      await scratch.send(new DeleteTableCommand({ TableName: SCRATCH_TABLE })).catch(() => undefined);
-      scratch.destroy();
-    }
+    await scratch?.drop();
     await stack.stop();
   }
 }
 
 async function storageProfile(): Promise<Profile> {
-  return withStack(300, async (stack, deps, db) => {
-    const puts = [await measurePuts(stack, db, 'p1', 1), await measurePuts(stack, db, 'p32', 32)];
+  return withStack(300, async (stack, deps, scratch) => {
+    const puts = [await scratch.measurePuts('p1', 1, PUTS), await scratch.measurePuts('p32', 32, PUTS)];
     const levels: Level[] = [];
     for (const writers of [1, 8, 32, 64]) {
       console.error(`One firm, ${writers} writers...`);
@@ -414,7 +303,7 @@ async function storageProfile(): Promise<Profile> {
     );
     levels.push(await measureAppends(stack, deps, '8 firms x 8', firms, 8));
     // PutItem again after the appends: the same DynamoDB Local, as warm as it will get.
-    puts.push(await measurePuts(stack, db, 'p32-after', 32));
+    puts.push(await scratch.measurePuts('p32-after', 32, PUTS));
     console.error('Request floor: 32 writers, authenticated requests refused by validation...');
     const floor = await measureFloor(stack, firms[0]!, 32);
     return { name: 'storage', signerRateLimit: 300, puts, levels, floor };
@@ -422,8 +311,8 @@ async function storageProfile(): Promise<Profile> {
 }
 
 async function quotaProfile(): Promise<Profile> {
-  return withStack(100, async (stack, deps, db) => {
-    const puts = [await measurePuts(stack, db, 'q32', 32)];
+  return withStack(100, async (stack, deps, scratch) => {
+    const puts = [await scratch.measurePuts('q32', 32, PUTS)];
     const firm = await createFirm(stack, { name: 'Bench Advisers quota' });
     console.error('Signer limit 100/s, one firm, 32 writers...');
     const levels = [await measureAppends(stack, deps, '1 firm x 32', [firm], 32)];

@@ -1,0 +1,42 @@
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { performance } from 'node:perf_hooks';
+
+/** Clock ticks per second of /proc/<pid>/stat's CPU times. */
+const CLOCK_TICKS = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+
+/** CPU seconds (user + system, children included) a process has used so far. */
+export function cpuSeconds(pid: number | undefined): number {
+  if (!pid) return Number.NaN;
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // Fields after the command name (which may contain spaces) start at field 3; utime..cstime are 14..17.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return fields.slice(11, 15).reduce((total, ticks) => total + Number(ticks), 0) / CLOCK_TICKS;
+}
+
+/** Runs `count` operations from `concurrency` loops; returns wall time and each operation's latency. */
+export async function runLoops(
+  count: number,
+  concurrency: number,
+  operation: (index: number) => Promise<void>,
+): Promise<{ wallMs: number; latencies: number[] }> {
+  const latencies: number[] = [];
+  let next = 0;
+  const loop = async () => {
+    while (next < count) {
+      const index = next++;
+      const start = performance.now();
+      await operation(index);
+      latencies.push(performance.now() - start);
+    }
+  };
+  const start = performance.now();
+  await Promise.all(Array.from({ length: Math.min(concurrency, count) }, loop));
+  return { wallMs: performance.now() - start, latencies };
+}
+
+/** Nearest-rank percentile. */
+export function percentile(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.max(0, Math.ceil(p * sorted.length) - 1)] ?? Number.NaN;
+}
