@@ -24,10 +24,11 @@
  *
  * Environment: BENCH_ROUNDS (25 rounds of 32 appends per schedule and repetition), BENCH_PUTS (2000).
  */
-import { generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
+import { createPublicKey, generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
 import { cpus, loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { execFileSync } from 'node:child_process';
+import { incidentMetadata } from '../shared/domain/governance/incidents.js';
 import { newId } from '../shared/ids.js';
 import {
   canonicalJson,
@@ -67,6 +68,8 @@ interface Chain {
   firmId: string;
   head: ChainHead;
   key: KeyObject;
+  /** The key's SPKI, base64, as a record carries it (records as large as the product's). */
+  publicKey: string;
 }
 
 /** One incident append, as the service builds it (the incident and its counter delta commit with the record). */
@@ -96,7 +99,7 @@ function incidentAppend(chain: Chain, n: number): PendingAppend {
     eventType: 'INCIDENT_LOGGED',
     actor,
     documentHash: '',
-    documentMetadata: { incidentId: incident.id, title: incident.title, severity: 'LOW', status: 'OPEN' },
+    documentMetadata: incidentMetadata(incident),
     reviewJobId: null,
     requestedAt: new Date().toISOString(),
     extras: [
@@ -120,7 +123,7 @@ function seal(chain: Chain, batch: readonly PendingAppend[]): { record: LedgerRe
       recordHash,
       chainHash,
       signature: signature.toString('base64'),
-      publicKey: 'bench',
+      publicKey: chain.publicKey,
     } as LedgerRecord;
     previousHash = chainHash;
     return { record, body: canonicalJson(record) };
@@ -228,7 +231,8 @@ async function measure(): Promise<Row[]> {
       // A firm per schedule: each chain stays gapless and its head is this process's.
       const { firm: own } = await createFirm(stack, { name: `Bench Advisers ${schedule}` });
       const key = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey;
-      chains.set(schedule, { deps, firmId: own.id, head: await readHead(deps, own.id), key });
+      const publicKey = createPublicKey(key).export({ type: 'spki', format: 'der' }).toString('base64');
+      chains.set(schedule, { deps, firmId: own.id, head: await readHead(deps, own.id), key, publicKey });
     }
     console.error('Warming up (4000 PutItem calls, 400 floor requests, 10 rounds per schedule)...');
     await scratch.measurePuts('warm-up', 8, 4000);
