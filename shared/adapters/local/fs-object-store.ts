@@ -48,19 +48,16 @@ export class FsObjectStore implements ObjectStore, UploadSink {
   /** Writes a file, making its directory first unless this store knows it (made again if it vanished since). */
   private async writeIn(path: string, body: string | Uint8Array): Promise<void> {
     const dir = dirname(path);
-    if (!this.dirs.has(dir)) {
-      await mkdir(dir, { recursive: true });
-      this.dirs.add(dir);
+    if (this.dirs.has(dir)) {
+      try {
+        return await writeFile(path, body);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error; // vanished: made again below
+      }
     }
-    try {
-      await writeFile(path, body);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-      this.dirs.delete(dir);
-      await mkdir(dir, { recursive: true });
-      this.dirs.add(dir);
-      await writeFile(path, body);
-    }
+    await mkdir(dir, { recursive: true });
+    this.dirs.add(dir);
+    await writeFile(path, body);
   }
 
   private paths(bucket: BucketName, key: string): { data: string; meta: string } {
