@@ -3,7 +3,7 @@ import { logger } from '../runtime/logger.js';
 import { writeConditionally, type TransactItem } from '../store/conditional-write.js';
 import { committedIntentItem, failIntent } from '../store/append-intent-store.js';
 import { advanceHeadToLastRecord, commitBatch, type SealedAppend } from '../store/ledger-writes.js';
-import { readHead, type ChainHead } from '../store/ledger-store.js';
+import { headAt, readHead, type ChainHead } from '../store/ledger-store.js';
 import {
   checkableTogether,
   conditionChecks,
@@ -139,12 +139,7 @@ export async function commitInBatch(
         ...(entry.remote ? { intentResult: committedIntentItem(deps, entry) } : {}),
       };
     });
-    const last = sealed.at(-1)!.record;
-    const moved: ChainHead = {
-      sequenceNumber: last.sequenceNumber,
-      chainHash: last.chainHash,
-      timestamp: last.timestamp,
-    };
+    const moved = headAt(sealed.at(-1)!.record);
     // The lease is given up with a batch only when nothing is left for a later one, leaving the head it commits.
     const releasing = later.length === 0 ? release?.(moved) : undefined;
     const outcome = await commitBatch(deps, head, sealed, releasing);

@@ -26,6 +26,11 @@ export interface ChainHead {
   timestamp: string | null;
 }
 
+/** The chain's head once `record` is its last record. */
+export function headAt(record: Pick<LedgerRecord, 'sequenceNumber' | 'chainHash' | 'timestamp'>): ChainHead {
+  return { sequenceNumber: record.sequenceNumber, chainHash: record.chainHash, timestamp: record.timestamp };
+}
+
 export async function readHead(deps: Deps, firmId: string): Promise<ChainHead> {
   const { Item } = await send(deps.db, 'Get', {
     TableName: deps.tables.ledger,

@@ -5,7 +5,7 @@ import type { LedgerRecord } from '../../shared/ledger/record.js';
 import { checkRecord } from '../../shared/ledger/verify.js';
 import type { Deps } from '../../shared/runtime/deps.js';
 import { immutableFirmPrefix } from '../../shared/store/immutable-layout.js';
-import { queryRecordRange, readHead } from '../../shared/store/ledger-store.js';
+import { headAt, queryRecordRange, readHead } from '../../shared/store/ledger-store.js';
 import { acquireLease, readLease, releaseLease } from '../../shared/store/sequencer-lease-store.js';
 import { keys } from '../../shared/store/keys.js';
 import { createFirm, stackDeps, type TestFirm } from './helpers.js';
@@ -280,12 +280,6 @@ async function released(firm: TestFirm): Promise<Record<string, unknown>> {
   throw new Error('The sequencer lease was never released');
 }
 
-const headOf = (record: LedgerRecord) => ({
-  sequenceNumber: record.sequenceNumber,
-  chainHash: record.chainHash,
-  timestamp: record.timestamp,
-});
-
 /** A holder that lets go leaves the head it knows in the lease; the next holder takes it with the lease. */
 describe('the released sequencer lease', () => {
   it('holds the head a lone append committed, and hands it to the next holder with the lease', async () => {
@@ -305,7 +299,7 @@ describe('the released sequencer lease', () => {
 
     expect(await acquireLease(deps, firm.firmId, 'holder-a', 60_000)).toEqual({
       taken: true,
-      head: headOf(record),
+      head: headAt(record),
     });
     expect(await readLease(deps, firm.firmId)).toMatchObject({ holder: 'holder-a' });
     expect(await acquireLease(deps, firm.firmId, 'holder-b', 60_000)).toEqual({ taken: false });
