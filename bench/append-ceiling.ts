@@ -28,7 +28,9 @@ import { createPublicKey, generateKeyPairSync, sign, type KeyObject } from 'node
 import { cpus, loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { execFileSync } from 'node:child_process';
+import { actorOf, type Principal } from '../shared/domain/auth/principal.js';
 import { incidentMetadata } from '../shared/domain/governance/incidents.js';
+import { newIncident } from '../shared/services/incidents.js';
 import { newId } from '../shared/ids.js';
 import {
   canonicalJson,
@@ -47,9 +49,9 @@ import { committedIntentItem, listIntents, putIntent } from '../shared/store/app
 import { writeConditionally, type TransactItem } from '../shared/store/conditional-write.js';
 import { incidentCounterItems } from '../shared/store/counter-store.js';
 import { immutableRecordKey } from '../shared/store/immutable-layout.js';
-import { incidentPutItem, type IncidentItem } from '../shared/store/incident-store.js';
+import { incidentPutItem } from '../shared/store/incident-store.js';
 import { clearOutboxes, outboxItem } from '../shared/store/ledger-outbox-store.js';
-import { getRecordById, readHead, type ChainHead } from '../shared/store/ledger-store.js';
+import { getRecordById, headAt, readHead, type ChainHead } from '../shared/store/ledger-store.js';
 import { headItem, recordItem } from '../shared/store/ledger-writes.js';
 import { cpuSeconds, runLoops } from './lib/measure.js';
 import { createScratchTable } from './lib/raw-put.js';
@@ -74,30 +76,30 @@ interface Chain {
 
 /** One incident append, as the service builds it (the incident and its counter delta commit with the record). */
 function incidentAppend(chain: Chain, n: number): PendingAppend {
-  const actor = { id: 'key_bench', name: 'Bench key', fcaRef: null };
-  const incident = {
-    id: newId('incident'),
+  const principal: Principal = {
+    kind: 'apiKey',
     firmId: chain.firmId,
-    title: `Incident ${n}`,
-    description: 'bench',
-    severity: 'LOW',
-    category: 'OPERATIONAL',
-    status: 'OPEN',
-    reportedAt: new Date().toISOString(),
-    reportedById: null,
-    reportedBy: actor,
-    resolvedAt: null,
-    rootCause: null,
-    affectedReviewJobIds: [],
-    affectedLedgerRecordIds: [],
-    metadata: {},
-    version: 1,
-  } as unknown as IncidentItem;
+    keyId: 'key_bench',
+    name: 'Bench key',
+  };
+  const incident = newIncident(
+    principal,
+    {
+      title: `Incident ${n}`,
+      description: 'bench',
+      severity: 'LOW',
+      category: 'OPERATIONAL',
+      affectedReviewJobIds: [],
+      affectedLedgerRecordIds: [],
+      metadata: {},
+    },
+    new Date().toISOString(),
+  );
   return {
     recordId: newId('record'),
     firmId: chain.firmId,
     eventType: 'INCIDENT_LOGGED',
-    actor,
+    actor: actorOf(principal),
     documentHash: '',
     documentMetadata: incidentMetadata(incident),
     reviewJobId: null,
@@ -163,12 +165,7 @@ async function round(chain: Chain, schedule: Schedule, first: number): Promise<v
     const outcome = await writeConditionally(deps, items);
     if (outcome.status !== 'committed')
       throw new Error(`A bench batch did not commit: ${JSON.stringify(outcome)}`);
-    const last = sealed.at(-1)!.record;
-    chain.head = {
-      sequenceNumber: last.sequenceNumber,
-      chainHash: last.chainHash,
-      timestamp: last.timestamp,
-    };
+    chain.head = headAt(sealed.at(-1)!.record);
     committed.push(...sealed);
   }
   await Promise.all([

@@ -86,6 +86,28 @@ export interface NewIncidentInput {
   metadata: Record<string, unknown>;
 }
 
+/** A new incident (status OPEN, a fresh id) as logIncident stores it, reported by `principal` at `reportedAt`. */
+export function newIncident(principal: Principal, input: NewIncidentInput, reportedAt: string): IncidentItem {
+  return {
+    id: newId('incident'),
+    firmId: principal.firmId,
+    title: input.title,
+    description: input.description,
+    severity: input.severity,
+    category: input.category,
+    status: INITIAL_INCIDENT_STATUS,
+    reportedAt,
+    reportedById: userIdOf(principal),
+    reportedBy: actorSummary(principal),
+    resolvedAt: null,
+    rootCause: null,
+    affectedReviewJobIds: input.affectedReviewJobIds,
+    affectedLedgerRecordIds: input.affectedLedgerRecordIds,
+    metadata: input.metadata,
+    version: 1,
+  };
+}
+
 /**
  * Logs an incident (status OPEN) together with its INCIDENT_LOGGED record, in one transaction. Every affected
  * job must be one of the firm's (400 otherwise; another firm's job looks exactly like an unknown one).
@@ -102,24 +124,7 @@ export async function logIncident(
   );
   if (unknown.length > 0) throw new ValidationError('Unknown affected review jobs', unknown);
 
-  const incident: IncidentItem = {
-    id: newId('incident'),
-    firmId,
-    title: input.title,
-    description: input.description,
-    severity: input.severity,
-    category: input.category,
-    status: INITIAL_INCIDENT_STATUS,
-    reportedAt: isoNow(deps.clock),
-    reportedById: userIdOf(principal),
-    reportedBy: actorSummary(principal),
-    resolvedAt: null,
-    rootCause: null,
-    affectedReviewJobIds: input.affectedReviewJobIds,
-    affectedLedgerRecordIds: input.affectedLedgerRecordIds,
-    metadata: input.metadata,
-    version: 1,
-  };
+  const incident = newIncident(principal, input, isoNow(deps.clock));
   await appendRecord(
     deps,
     {
