@@ -15,14 +15,28 @@
  *
  * Environment: BENCH_SECONDS (20 per phase), BENCH_RATE (10 writes/s per firm), BENCH_BURST (20),
  * BENCH_INSTANCES (8), BENCH_SIGNER_LATENCY_MS (15), BENCH_SIGNER_RATE_LIMIT (300), BENCH_WARMUP (200 appends),
- * BENCH_A: what firm A sends in the second phase. `excess` (the default, the goal's scenario): 10x its limit.
- * `allowance`: exactly what its limit admits (its whole burst at once, then its rate), nothing refused.
- * `steady`: its rate, no burst. The last two are diagnostics: they tell A's admitted work from its excess.
+ * BENCH_A: what firm A sends in the second phase.
+ *   excess     the default, the goal's scenario: 10x its limit.
+ *   allowance  exactly what its limit admits (its whole burst at once, then its rate), nothing refused.
+ *   steady     its rate, no burst.
+ *   ideal      10x its limit as in `excess`, each request at the request floor (a body that fails validation after
+ *              the limit's check: authenticated, a token taken or refused, nothing written), and for each one
+ *              admitted the storage work of an append in the most favourable schedule (bench/lib/ideal-append.ts:
+ *              cross-instance items, batches as large as a transaction allows), done on a thread of the bench's
+ *              own (bench/lib/ideal-writer.ts): the least A's admitted appends could cost this machine.
+ *   storage    only that storage work, for what a limiter in this process admits of the same arrivals: no request
+ *              of A reaches the stack.
+ *   requests   only A's requests as in `ideal`: no storage work, nothing written.
+ * All but `excess` are diagnostics: `allowance` and `steady` tell A's admitted work from its excess; `ideal`,
+ * `storage` and `requests` whether the goal is within reach of any implementation on this machine, and which part
+ * of A's load binds.
  */
 import { execFileSync } from 'node:child_process';
 import { cpus, loadavg, release, totalmem, type as osType } from 'node:os';
 import { performance } from 'node:perf_hooks';
+import { nextStep } from '../shared/domain/rate-limit/token-bucket.js';
 import { intEnv } from '../shared/runtime/config.js';
+import { startIdealWriter, type IdealWriter } from './lib/ideal-writer.js';
 import { createFirm, startStack, type EmbeddedStack, type OnboardedFirm } from './lib/stack.js';
 
 const SECONDS = intEnv('BENCH_SECONDS', 20);
@@ -36,14 +50,23 @@ const WARMUP = intEnv('BENCH_WARMUP', 200);
 const B_RATE = RATE / 2;
 /** Firm A's rate while it bursts: ten times its limit. */
 const A_RATE = RATE * 10;
-const A_PATTERNS = ['excess', 'allowance', 'steady'] as const;
+const A_PATTERNS = ['excess', 'allowance', 'steady', 'ideal', 'storage', 'requests'] as const;
 const A_PATTERN = (process.env.BENCH_A ?? 'excess') as (typeof A_PATTERNS)[number];
 if (!A_PATTERNS.includes(A_PATTERN)) throw new Error(`BENCH_A must be one of ${A_PATTERNS.join(', ')}`);
 const A_LABEL = {
   excess: `A bursting (${A_RATE}/s)`,
   allowance: `A at its allowance (${BURST} at once, then ${RATE}/s)`,
   steady: `A at its rate (${RATE}/s)`,
+  ideal: `A bursting (${A_RATE}/s) at the ideal cost (request floor + ideal storage work)`,
+  requests: `A bursting (${A_RATE}/s), requests at the floor only (nothing written)`,
+  storage: `A bursting (${A_RATE}/s), only the ideal storage work of what its limit admits (no request: statuses are the bench's limiter's)`,
 }[A_PATTERN];
+/** A sends 10x its limit (so it must be refused), rather than what its limit admits. */
+const LIMITED = A_PATTERN !== 'allowance' && A_PATTERN !== 'steady';
+/** The status of a request A's limit admitted: 201, or at the floor 400 (validation after the limit's check). */
+const A_ADMITTED = A_PATTERN === 'ideal' || A_PATTERN === 'requests' ? 400 : 201;
+/** A's records written per admitted request: none when its requests are only the floor. */
+const A_RECORDS_PER_ADMITTED = A_PATTERN === 'requests' ? 0 : 1;
 
 /** HTTP statuses seen, by status. */
 type Statuses = Record<number, number>;
@@ -56,22 +79,36 @@ interface Flow {
   wallMs: number;
 }
 
-/** One write: POST /v1/incidents with the firm's API key. */
-async function write(stack: EmbeddedStack, firm: OnboardedFirm, index: number, flow: Flow): Promise<void> {
+/**
+ * One write: POST /v1/incidents with the firm's API key; its status. `floor`: a body that fails validation, after
+ * authentication and the limit's check (400 when admitted, nothing written).
+ */
+async function write(
+  stack: EmbeddedStack,
+  firm: OnboardedFirm,
+  index: number,
+  flow: Flow,
+  floor = false,
+): Promise<number> {
   const start = performance.now();
   const response = await fetch(`${stack.baseUrl}/v1/incidents`, {
     method: 'POST',
     headers: { 'X-Service-Key': firm.apiKey, 'Content-Type': 'application/json' },
-    body: JSON.stringify({
-      title: `Bench incident ${index}`,
-      description: 'A suitability report went out with a stale risk profile.',
-      severity: 'LOW',
-      category: 'OPERATIONAL',
-    }),
+    body: JSON.stringify(
+      floor
+        ? { title: '' }
+        : {
+            title: `Bench incident ${index}`,
+            description: 'A suitability report went out with a stale risk profile.',
+            severity: 'LOW',
+            category: 'OPERATIONAL',
+          },
+    ),
   });
   await response.arrayBuffer();
   flow.latencies.push(performance.now() - start);
   flow.statuses[response.status] = (flow.statuses[response.status] ?? 0) + 1;
+  return response.status;
 }
 
 /**
@@ -82,11 +119,11 @@ async function openLoop(
   rate: number,
   seconds: number,
   flow: Flow,
-  request: (index: number) => Promise<void>,
+  request: (index: number) => Promise<unknown>,
 ) {
   const count = Math.round(rate * seconds);
   const start = performance.now();
-  const pending: Promise<void>[] = [];
+  const pending: Promise<unknown>[] = [];
   for (let i = 0; i < count; i++) {
     const due = start + (i * 1000) / rate;
     const wait = due - performance.now();
@@ -99,11 +136,29 @@ async function openLoop(
 
 /**
  * Firm A's second phase, as BENCH_A says. `allowance` sends its whole burst at once, then its rate from one and a
- * half tokens' time on (so each request finds its token with half a token's time to spare).
+ * half tokens' time on (so each request finds its token with half a token's time to spare). `ideal` and `storage`
+ * need the ideal writer of A's chain.
  */
-async function sendA(stack: EmbeddedStack, a: OnboardedFirm, flow: Flow): Promise<void> {
+async function sendA(
+  stack: EmbeddedStack,
+  a: OnboardedFirm,
+  flow: Flow,
+  writer?: IdealWriter,
+): Promise<void> {
   const request = (i: number) => write(stack, a, i, flow);
   if (A_PATTERN === 'excess') return openLoop(A_RATE, SECONDS, flow, request);
+  if (A_PATTERN === 'requests') return openLoop(A_RATE, SECONDS, flow, (i) => write(stack, a, i, flow, true));
+  if (A_PATTERN === 'ideal')
+    return idealBurst(flow, writer!, async (i) => (await write(stack, a, i, flow, true)) === A_ADMITTED);
+  if (A_PATTERN === 'storage') {
+    const limiter = benchLimiter();
+    return idealBurst(flow, writer!, async () => {
+      const admitted = limiter();
+      flow.latencies.push(0);
+      flow.statuses[admitted ? A_ADMITTED : 429] = (flow.statuses[admitted ? A_ADMITTED : 429] ?? 0) + 1;
+      return admitted;
+    });
+  }
   if (A_PATTERN === 'steady') return openLoop(RATE, SECONDS, flow, request);
   const start = performance.now();
   const burst = Array.from({ length: BURST }, (_, i) => request(i));
@@ -113,8 +168,35 @@ async function sendA(stack: EmbeddedStack, a: OnboardedFirm, flow: Flow): Promis
   flow.wallMs = performance.now() - start;
 }
 
+/** `storage`: A's limit, kept in this process (the stack's rule, shared/domain/rate-limit/token-bucket.ts). */
+function benchLimiter(): () => boolean {
+  const policy = { ratePerSecond: RATE, burst: BURST };
+  let tat: number | undefined;
+  return () => {
+    const step = nextStep(policy, Math.round(performance.now() * 1000), tat);
+    if (step.kind === 'refuse') return false;
+    tat = step.kind === 'refill' ? step.nextTat : tat! + step.add;
+    return true;
+  };
+}
+
+/**
+ * `ideal` and `storage`: A's 10x open loop, each arrival `admit`ted or not; the appends admitted are written by
+ * the ideal writer, on a thread of its own (bench/lib/ideal-writer.ts).
+ */
+async function idealBurst(
+  flow: Flow,
+  writer: IdealWriter,
+  admit: (index: number) => Promise<boolean>,
+): Promise<void> {
+  await openLoop(A_RATE, SECONDS, flow, async (i) => {
+    if (await admit(i)) writer.admit();
+  });
+  await writer.finish();
+}
+
 /** Runs `count` requests from `concurrency` loops (the warm-up). */
-async function closedLoops(count: number, concurrency: number, request: (index: number) => Promise<void>) {
+async function closedLoops(count: number, concurrency: number, request: (index: number) => Promise<unknown>) {
   let next = 0;
   const loop = async () => {
     while (next < count) await request(next++);
@@ -175,10 +257,14 @@ async function measure(stack: EmbeddedStack): Promise<Result> {
   console.error(`Firm B at ${B_RATE}/s while firm A sends ${A_LABEL}, ${SECONDS} s...`);
   const contended = newFlow();
   const burst = newFlow();
+  const writer =
+    A_PATTERN === 'ideal' || A_PATTERN === 'storage'
+      ? await startIdealWriter(stack, a.firm.id, WARMUP / 10)
+      : undefined;
   const aBefore = await recordCount(stack, a);
   await Promise.all([
     openLoop(B_RATE, SECONDS, contended, (i) => write(stack, b, 100_000 + i, contended)),
-    sendA(stack, a, burst),
+    sendA(stack, a, burst, writer),
   ]);
   return { alone, contended, burst, aRecords: (await recordCount(stack, a)) - aBefore };
 }
@@ -201,7 +287,7 @@ function report(
   const p99With = percentile(contended.latencies, 0.99);
   const ratio = p99With / p99Alone;
   const bRefused = count(alone, 429) + count(contended, 429);
-  const aAdmitted = count(burst, 201);
+  const aAdmitted = count(burst, A_ADMITTED);
   // Admitted at most: the burst plus the rate over the time A's requests were being answered. When the stack
   // cannot even take A's requests faster than its limit (a machine too busy), nothing is refused: not met.
   const aCeiling = BURST + Math.ceil((RATE * burst.wallMs) / 1000);
@@ -211,9 +297,8 @@ function report(
     noRefusal: bRefused === 0,
     p99: ratio <= 2,
     // Sending 10x its limit, A is refused; at its allowance or rate, it is not (a 429 there is a bench defect).
-    aLimited:
-      A_PATTERN === 'excess' ? aAdmitted <= aCeiling && count(burst, 429) > 0 : count(burst, 429) === 0,
-    nothingWritten: aRecords === aAdmitted,
+    aLimited: LIMITED ? aAdmitted <= aCeiling && count(burst, 429) > 0 : count(burst, 429) === 0,
+    nothingWritten: aRecords === aAdmitted * A_RECORDS_PER_ADMITTED,
     no5xx: errors === 0,
   };
   const cpu = cpus();
@@ -234,10 +319,10 @@ function report(
     '|---|---|---|',
     `| B gets no 429 | ${bRefused} | ${check(goals.noRefusal)} |`,
     `| B's p99 while A bursts ≤ 2 × B's p99 alone | ${fixed(p99With)} / ${fixed(p99Alone)} ms = ${fixed(ratio, 2)} | ${check(goals.p99)} |`,
-    A_PATTERN === 'excess'
+    LIMITED
       ? `| A limited: 429s, and admitted ≤ burst + rate × A's wall time (${fixed(burst.wallMs / 1000)} s) | ${aAdmitted} admitted ≤ ${aCeiling}, ${count(burst, 429)} × 429 | ${check(goals.aLimited)} |`
       : `| A within its allowance: no 429 | ${count(burst, 429)} × 429 | ${check(goals.aLimited)} |`,
-    `| Nothing written for a refused request: A's new records = A's 201s | ${aRecords} = ${aAdmitted} | ${check(goals.nothingWritten)} |`,
+    `| Nothing written for a refused request: A's new records = ${A_RECORDS_PER_ADMITTED ? `A's ${A_ADMITTED}s` : '0'} | ${aRecords} = ${aAdmitted * A_RECORDS_PER_ADMITTED} | ${check(goals.nothingWritten)} |`,
     `| No 5xx | ${errors} | ${check(goals.no5xx)} |`,
     '',
     '| Flow | Requests | p50 ms | p99 ms | 429 | HTTP statuses |',
