@@ -4,7 +4,8 @@
  * The main thread says how many appends were admitted; the thread writes all that wait at each turn in one
  * round, the largest batches arrivals allow, and reports how many it wrote when told to finish.
  */
-import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
+import { isMainThread, parentPort, workerData } from 'node:worker_threads';
+import { startTypeScriptWorker } from '../../shared/adapters/local/typescript-worker.js';
 import { createLocalDeps } from '../../shared/runtime/local-deps.js';
 import type { EmbeddedStack } from './stack.js';
 import { idealRound, newChain } from './ideal-append.js';
@@ -27,12 +28,6 @@ export interface IdealWriter {
   finish(): Promise<number>;
 }
 
-// Like the stack's instances (shared/adapters/local/instance-pool.ts), the thread registers tsx's loader first.
-const BOOT = `import { register } from ${JSON.stringify(import.meta.resolve('tsx/esm/api'))};
-import { workerData } from 'node:worker_threads';
-register();
-await import(workerData.entry);`;
-
 /**
  * Starts the writer for `firmId`'s chain (a firm nothing else appends to) on the stack's stores, once it has
  * written `warmUp` appends of its own (its SDK client, connections and compiled code warm, as the stack's are
@@ -43,15 +38,12 @@ export async function startIdealWriter(
   firmId: string,
   warmUp: number,
 ): Promise<IdealWriter> {
-  const data: WriterData = {
+  const data: Omit<WriterData, 'entry'> = {
     stack: { baseUrl: stack.baseUrl, dynamoEndpoint: stack.dynamoEndpoint, dataDir: stack.dataDir },
     firmId,
     warmUp,
-    entry: import.meta.url,
   };
-  const worker = new Worker(new URL(`data:text/javascript,${encodeURIComponent(BOOT)}`), {
-    workerData: data,
-  });
+  const worker = startTypeScriptWorker(import.meta.url, data);
   const next = () =>
     new Promise<FromWriter>((resolve, reject) => {
       worker.once('message', resolve);

@@ -1,7 +1,8 @@
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import type { QueueName } from '../../ports/queue.js';
 import { logger } from '../../runtime/logger.js';
 import { FairQueue } from './fair-queue.js';
+import { startTypeScriptWorker } from './typescript-worker.js';
 import { invocationLane } from './invocation-lane.js';
 import {
   deserializeError,
@@ -30,13 +31,7 @@ interface Instance {
   running?: { id: number; resolve: (value: unknown) => void; reject: (error: Error) => void };
 }
 
-// The instances run the TypeScript sources, as the main thread does under tsx: each registers tsx's loader
-// (tsx/esm/api) before importing its entry point, since a worker thread does not inherit the main thread's hooks.
-const TSX_API = import.meta.resolve('tsx/esm/api');
-const BOOT = `import { register } from ${JSON.stringify(TSX_API)};
-import { workerData } from 'node:worker_threads';
-register();
-await import(workerData.entry);`;
+// The instances run the TypeScript sources, as the main thread does under tsx (./typescript-worker.ts).
 const ENTRY = new URL('./lambda-instance.ts', import.meta.url).href;
 
 /**
@@ -125,13 +120,10 @@ export class InstancePool {
   }
 
   private spawn(index: number): Promise<void> {
-    const worker = new Worker(new URL(`data:text/javascript,${encodeURIComponent(BOOT)}`), {
-      workerData: {
-        ...this.data,
-        index,
-        entry: ENTRY,
-        ...(this.gate ? { freezeGate: this.gate.buffer } : {}),
-      },
+    const worker = startTypeScriptWorker(ENTRY, {
+      ...this.data,
+      index,
+      ...(this.gate ? { freezeGate: this.gate.buffer } : {}),
     });
     const instance: Instance = { index, worker, ready: false, busy: false };
     this.instances[index] = instance;
