@@ -22,6 +22,7 @@ import { execFileSync } from 'node:child_process';
 import { intEnv } from '../shared/runtime/config.js';
 import { createLocalDeps } from '../shared/runtime/local-deps.js';
 import { idealRound, newChain, SCHEDULES, type Chain, type Schedule } from './lib/ideal-append.js';
+import { FLOOR_BODY, postIncident } from './lib/incident-requests.js';
 import { cpuSeconds, runLoops } from './lib/measure.js';
 import { createScratchTable } from './lib/raw-put.js';
 import { createFirm, startStack, type OnboardedFirm } from './lib/stack.js';
@@ -34,13 +35,8 @@ const REPETITIONS = 3;
 /** Authenticated requests refused by validation, from 32 loops: what any append costs before its own work. */
 async function floorRate(baseUrl: string, firm: OnboardedFirm, count: number): Promise<number> {
   const run = await runLoops(count, WRITERS, async () => {
-    const response = await fetch(`${baseUrl}/v1/incidents`, {
-      method: 'POST',
-      headers: { 'X-Service-Key': firm.apiKey, 'Content-Type': 'application/json' },
-      body: JSON.stringify({ title: '' }),
-    });
-    await response.arrayBuffer();
-    if (response.status !== 400) throw new Error(`The floor request answered ${response.status}`);
+    const status = await postIncident(baseUrl, firm.apiKey, FLOOR_BODY);
+    if (status !== 400) throw new Error(`The floor request answered ${status}`);
   });
   return count / (run.wallMs / 1000);
 }

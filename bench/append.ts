@@ -32,6 +32,7 @@ import { createLocalDeps } from '../shared/runtime/local-deps.js';
 import { immutableFirmPrefix } from '../shared/store/immutable-layout.js';
 import { keys, SK_PREFIX } from '../shared/store/keys.js';
 import { queryRecordRange, readHead } from '../shared/store/ledger-store.js';
+import { FLOOR_BODY, incidentBody, postIncident } from './lib/incident-requests.js';
 import { cpuSeconds, percentile, runLoops } from './lib/measure.js';
 import { createScratchTable, type PutLevel, type ScratchTable } from './lib/raw-put.js';
 import { createFirm, isRunning, startStack, type EmbeddedStack, type OnboardedFirm } from './lib/stack.js';
@@ -63,19 +64,9 @@ type Statuses = Record<number, number>;
 
 /** One append: POST /v1/incidents with the firm's API key. */
 async function append(stack: EmbeddedStack, firm: OnboardedFirm, index: number, statuses: Statuses) {
-  const response = await fetch(`${stack.baseUrl}/v1/incidents`, {
-    method: 'POST',
-    headers: { 'X-Service-Key': firm.apiKey, 'Content-Type': 'application/json' },
-    body: JSON.stringify({
-      title: `Bench incident ${index}`,
-      description: 'A suitability report went out with a stale risk profile.',
-      severity: 'LOW',
-      category: 'OPERATIONAL',
-      metadata: { bench: true, index },
-    }),
-  });
-  await response.arrayBuffer();
-  statuses[response.status] = (statuses[response.status] ?? 0) + 1;
+  const body = { ...incidentBody(index), metadata: { bench: true, index } };
+  const status = await postIncident(stack.baseUrl, firm.apiKey, body);
+  statuses[status] = (statuses[status] ?? 0) + 1;
 }
 
 interface Level {
@@ -220,13 +211,8 @@ async function measureFloor(stack: EmbeddedStack, firm: OnboardedFirm, writers: 
   const statuses: Statuses = {};
   const before = cpuSeconds(stack.dynamoPid);
   const run = await runLoops(APPENDS * 2, writers, async () => {
-    const response = await fetch(`${stack.baseUrl}/v1/incidents`, {
-      method: 'POST',
-      headers: { 'X-Service-Key': firm.apiKey, 'Content-Type': 'application/json' },
-      body: JSON.stringify({ title: '' }),
-    });
-    await response.arrayBuffer();
-    statuses[response.status] = (statuses[response.status] ?? 0) + 1;
+    const status = await postIncident(stack.baseUrl, firm.apiKey, FLOOR_BODY);
+    statuses[status] = (statuses[status] ?? 0) + 1;
   });
   if (Object.keys(statuses).some((code) => code !== '400'))
     throw new Error(`floor requests answered ${statusText(statuses)}, expected 400 only`);

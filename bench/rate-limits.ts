@@ -37,6 +37,8 @@ import { performance } from 'node:perf_hooks';
 import { nextStep } from '../shared/domain/rate-limit/token-bucket.js';
 import { intEnv } from '../shared/runtime/config.js';
 import { startIdealWriter, type IdealWriter } from './lib/ideal-writer.js';
+import { FLOOR_BODY, incidentBody, postIncident } from './lib/incident-requests.js';
+import { percentile, runLoops } from './lib/measure.js';
 import { createFirm, startStack, type EmbeddedStack, type OnboardedFirm } from './lib/stack.js';
 
 const SECONDS = intEnv('BENCH_SECONDS', 20);
@@ -79,6 +81,12 @@ interface Flow {
   wallMs: number;
 }
 
+/** Counts one answer of a flow: its status and its latency (ms). */
+function tally(flow: Flow, status: number, latencyMs: number): void {
+  flow.latencies.push(latencyMs);
+  flow.statuses[status] = (flow.statuses[status] ?? 0) + 1;
+}
+
 /**
  * One write: POST /v1/incidents with the firm's API key; its status. `floor`: a body that fails validation, after
  * authentication and the limit's check (400 when admitted, nothing written).
@@ -91,24 +99,9 @@ async function write(
   floor = false,
 ): Promise<number> {
   const start = performance.now();
-  const response = await fetch(`${stack.baseUrl}/v1/incidents`, {
-    method: 'POST',
-    headers: { 'X-Service-Key': firm.apiKey, 'Content-Type': 'application/json' },
-    body: JSON.stringify(
-      floor
-        ? { title: '' }
-        : {
-            title: `Bench incident ${index}`,
-            description: 'A suitability report went out with a stale risk profile.',
-            severity: 'LOW',
-            category: 'OPERATIONAL',
-          },
-    ),
-  });
-  await response.arrayBuffer();
-  flow.latencies.push(performance.now() - start);
-  flow.statuses[response.status] = (flow.statuses[response.status] ?? 0) + 1;
-  return response.status;
+  const status = await postIncident(stack.baseUrl, firm.apiKey, floor ? FLOOR_BODY : incidentBody(index));
+  tally(flow, status, performance.now() - start);
+  return status;
 }
 
 /**
@@ -154,8 +147,7 @@ async function sendA(
     const limiter = benchLimiter();
     return idealBurst(flow, writer!, async () => {
       const admitted = limiter();
-      flow.latencies.push(0);
-      flow.statuses[admitted ? A_ADMITTED : 429] = (flow.statuses[admitted ? A_ADMITTED : 429] ?? 0) + 1;
+      tally(flow, admitted ? A_ADMITTED : 429, 0);
       return admitted;
     });
   }
@@ -195,21 +187,6 @@ async function idealBurst(
   await writer.finish();
 }
 
-/** Runs `count` requests from `concurrency` loops (the warm-up). */
-async function closedLoops(count: number, concurrency: number, request: (index: number) => Promise<unknown>) {
-  let next = 0;
-  const loop = async () => {
-    while (next < count) await request(next++);
-  };
-  await Promise.all(Array.from({ length: concurrency }, loop));
-}
-
-/** Nearest-rank percentile. */
-function percentile(values: number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.max(0, Math.ceil(p * sorted.length) - 1)] ?? Number.NaN;
-}
-
 const newFlow = (): Flow => ({ statuses: {}, latencies: [], wallMs: 0 });
 const count = (flow: Flow, status: number) => flow.statuses[status] ?? 0;
 const fivexx = (flow: Flow) =>
@@ -245,7 +222,7 @@ async function measure(stack: EmbeddedStack): Promise<Result> {
   console.error(`Warming up (${WARMUP} appends over firms of ${BURST} writes each)...`);
   for (let done = 0; done < WARMUP; done += BURST) {
     const firm = await createFirm(stack, { name: `Bench Advisers warm-up ${done}` });
-    await closedLoops(Math.min(BURST, WARMUP - done), INSTANCES, (i) => write(stack, firm, i, newFlow()));
+    await runLoops(Math.min(BURST, WARMUP - done), INSTANCES, (i) => write(stack, firm, i, newFlow()));
   }
   const a = await createFirm(stack, { name: 'Bench Advisers A (bursting)' });
   const b = await createFirm(stack, { name: 'Bench Advisers B (within its limit)' });

@@ -18,7 +18,7 @@ export function cpuSeconds(pid: number | undefined): number {
 export async function runLoops(
   count: number,
   concurrency: number,
-  operation: (index: number) => Promise<void>,
+  operation: (index: number) => Promise<unknown>,
 ): Promise<{ wallMs: number; latencies: number[] }> {
   const latencies: number[] = [];
   let next = 0;
