@@ -94,8 +94,9 @@ export async function commitInBatch(
     const extras = entries.map((entry, i) => extrasAt(entry, payloads[i]!.timestamp));
     const refused = await refusedBeforeSigning(
       deps,
-      extras.map((items, i) => (attempt === 1 && entries[i]!.local?.checkedAhead ? [] : items)),
-      entries.map((entry) => entry.unchecked),
+      entries.map((entry, i) =>
+        attempt === 1 && entry.local?.checkedAhead ? [] : conditionChecks(extras[i]!, entry.unchecked),
+      ),
     );
     if (refused.size > 0) {
       await Promise.all(
@@ -190,18 +191,15 @@ export async function commitInBatch(
 }
 
 /**
- * Which appends would fail their own conditions now, by index, with the index of the failing extra write:
- * one transaction of condition checks, which writes nothing. Appends of one batch never share an item, so
- * each is judged alone.
+ * Which appends would fail their own conditions now, by index, with the index of the failing extra write, given
+ * each append's condition checks (conditionChecks): one transaction of them, which writes nothing. Appends of one
+ * batch never share an item, so each is judged alone.
  */
 async function refusedBeforeSigning(
   deps: Deps,
-  extras: readonly (readonly TransactItem[])[],
-  unchecked: readonly (readonly number[] | undefined)[],
+  perAppend: readonly ReturnType<typeof conditionChecks>[],
 ): Promise<Map<number, number>> {
-  const checks = extras.flatMap((items, index) =>
-    conditionChecks(items, unchecked[index]).map((c) => ({ index, ...c })),
-  );
+  const checks = perAppend.flatMap((appendChecks, index) => appendChecks.map((c) => ({ index, ...c })));
   const refused = new Map<number, number>();
   if (checks.length === 0) return refused;
   for (let attempt = 1; ; attempt++) {
@@ -229,20 +227,21 @@ async function refusedBeforeSigning(
  * known once placed), and so is any append touching an item an earlier one touches (checkableTogether). Returns the appends refused, each settled with its failed write; the others are marked.
  */
 export async function checkAhead(deps: Deps, locals: readonly LocalAppend[]): Promise<Set<LocalAppend>> {
-  const timeless = locals.filter(
-    (l) => !holdsTimestampToken(l.append, conditionChecks(l.append.extras, l.append.unchecked)),
-  );
+  const withChecks = locals.map((local) => ({
+    local,
+    checks: conditionChecks(local.append.extras, local.append.unchecked),
+  }));
+  const timeless = withChecks.filter(({ local, checks }) => !holdsTimestampToken(local.append, checks));
   // One transaction may not touch an item twice: appends sharing an item are left to the batches.
-  const checkable = new Set(checkableTogether(timeless.map((l) => l.append)));
-  const eligible = timeless.filter((l) => checkable.has(l.append));
+  const checkable = new Set(checkableTogether(timeless.map(({ local }) => local.append)));
+  const eligible = timeless.filter(({ local }) => checkable.has(local.append));
   const refused = await refusedBeforeSigning(
     deps,
-    eligible.map((l) => l.append.extras),
-    eligible.map((l) => l.append.unchecked),
+    eligible.map(({ checks }) => checks),
   );
-  for (const [index, failedItem] of refused) eligible[index]!.settle({ status: 'failed', failedItem });
-  for (const [index, local] of eligible.entries()) if (!refused.has(index)) local.checkedAhead = true;
-  return new Set([...refused.keys()].map((index) => eligible[index]!));
+  for (const [index, failedItem] of refused) eligible[index]!.local.settle({ status: 'failed', failedItem });
+  for (const [index, { local }] of eligible.entries()) if (!refused.has(index)) local.checkedAhead = true;
+  return new Set([...refused.keys()].map((index) => eligible[index]!.local));
 }
 
 async function settleFailed(deps: Deps, entry: Candidate, failedItem: number): Promise<void> {
