@@ -2,7 +2,7 @@
  * bench/rate-limits: fairness of the per-firm write limit (issue 19, part 6; docs/architecture.md §5, "Fair
  * per-firm limits"). One embedded stack run like Lambda (LOCAL_INSTANCES isolated instances, a signer that behaves
  * like KMS: SIGNER_LATENCY_MS per call, SIGNER_RATE_LIMIT calls per second shared by every instance), every firm
- * limited to FIRM_WRITE_RATE_PER_S with FIRM_WRITE_BURST. Firm B writes at half its limit (open loop: a request
+ * limited to FIRM_WRITE_RATE_PER_S with FIRM_WRITE_BURST and FIRM_WRITE_CONCURRENCY. Firm B writes at half its limit (open loop: a request
  * every 1 / rate seconds, whatever the answers take), first alone, then while firm A bursts at 10x its limit;
  * both phases in one run. Each write is `POST /v1/incidents` with the firm's API key (an INCIDENT_LOGGED append).
  *
@@ -14,6 +14,8 @@
  *   npm run bench:rate-limits
  *
  * Environment: BENCH_SECONDS (20 per phase), BENCH_RATE (10 writes/s per firm), BENCH_BURST (20),
+ * BENCH_CONCURRENCY (1 request in flight per firm, the PRINCIPAL plan's, as rate and burst; 0: no cap; `allowance`
+ * defaults to 0, since its whole burst at once is what a cap refuses),
  * BENCH_INSTANCES (8), BENCH_SIGNER_LATENCY_MS (15), BENCH_SIGNER_RATE_LIMIT (300), BENCH_WARMUP (200 appends),
  * BENCH_A: what firm A sends in the second phase.
  *   excess     the default, the goal's scenario: 10x its limit.
@@ -55,6 +57,7 @@ const A_RATE = RATE * 10;
 const A_PATTERNS = ['excess', 'allowance', 'steady', 'ideal', 'storage', 'requests'] as const;
 const A_PATTERN = (process.env.BENCH_A ?? 'excess') as (typeof A_PATTERNS)[number];
 if (!A_PATTERNS.includes(A_PATTERN)) throw new Error(`BENCH_A must be one of ${A_PATTERNS.join(', ')}`);
+const CONCURRENCY = intEnv('BENCH_CONCURRENCY', A_PATTERN === 'allowance' ? 0 : 1);
 const A_LABEL = {
   excess: `A bursting (${A_RATE}/s)`,
   allowance: `A at its allowance (${BURST} at once, then ${RATE}/s)`,
@@ -288,7 +291,8 @@ function report(
       `${loadavg()
         .map((l) => fixed(l, 2))
         .join(' ')} at end`,
-    `Settings: FIRM_WRITE_RATE_PER_S=${RATE}, FIRM_WRITE_BURST=${BURST}, LOCAL_INSTANCES=${INSTANCES}, ` +
+    `Settings: FIRM_WRITE_RATE_PER_S=${RATE}, FIRM_WRITE_BURST=${BURST}, FIRM_WRITE_CONCURRENCY=${CONCURRENCY}, ` +
+      `LOCAL_INSTANCES=${INSTANCES}, ` +
       `SIGNER_LATENCY_MS=${SIGNER_LATENCY_MS}, SIGNER_RATE_LIMIT=${SIGNER_RATE_LIMIT}; firm B at ${B_RATE}/s, ` +
       `firm A: ${A_LABEL}, ${SECONDS} s per phase (open loop), warm-up ${WARMUP} appends`,
     '',
@@ -316,7 +320,7 @@ async function main(): Promise<number> {
   const load = loadavg();
   const started = performance.now();
   console.error(
-    `Starting the embedded stack (${INSTANCES} instances, limit ${RATE}/s burst ${BURST} per firm)...`,
+    `Starting the embedded stack (${INSTANCES} instances, limit ${RATE}/s burst ${BURST} concurrency ${CONCURRENCY || 'uncapped'} per firm)...`,
   );
   const stack = await startStack({
     env: {
@@ -325,6 +329,7 @@ async function main(): Promise<number> {
       SIGNER_RATE_LIMIT: String(SIGNER_RATE_LIMIT),
       FIRM_WRITE_RATE_PER_S: String(RATE),
       FIRM_WRITE_BURST: String(BURST),
+      FIRM_WRITE_CONCURRENCY: String(CONCURRENCY),
     },
   });
   try {

@@ -406,7 +406,7 @@ export interface paths {
         put?: never;
         /**
          * Restore a tampered or deleted record from its immutable copy (writes CHAIN_REPAIRED)
-         * @description Limited per firm (ledger-writing): 429 `RATE_LIMITED` with `Retry-After` when the firm is over its limit.
+         * @description Limited per firm (ledger-writing): 429 `RATE_LIMITED` with `Retry-After` when the firm is over its limit or has too many such requests in flight.
          */
         post: operations["restoreRecord"];
         delete?: never;
@@ -426,7 +426,7 @@ export interface paths {
         put?: never;
         /**
          * Verify the chain: hashes, links, signatures, published key, gapless sequence numbers
-         * @description Verifies in full from sequence 1 when the chain fits the inline limit (or was never verified), otherwise incrementally from the last valid checkpoint while a full re-verification runs in the background. Work beyond the call’s limits continues on a queue; follow it with GET /v1/ledger/integrity. A completed run writes CHAIN_VERIFIED. Limited per firm (ledger-writing): 429 `RATE_LIMITED` with `Retry-After` when the firm is over its limit.
+         * @description Verifies in full from sequence 1 when the chain fits the inline limit (or was never verified), otherwise incrementally from the last valid checkpoint while a full re-verification runs in the background. Work beyond the call’s limits continues on a queue; follow it with GET /v1/ledger/integrity. A completed run writes CHAIN_VERIFIED. Limited per firm (ledger-writing): 429 `RATE_LIMITED` with `Retry-After` when the firm is over its limit or has too many such requests in flight.
          */
         post: operations["verifyLedger"];
         delete?: never;
@@ -486,7 +486,7 @@ export interface paths {
         head?: never;
         /**
          * Change firm settings
-         * @description Unchanged values are ignored (nothing stored, no ledger record). A change of a compliance-relevant setting (enforceImpactAssessments) writes FIRM_SETTINGS_UPDATED atomically with the change. Limited per firm (ledger-writing): 429 `RATE_LIMITED` with `Retry-After` when the firm is over its limit.
+         * @description Unchanged values are ignored (nothing stored, no ledger record). A change of a compliance-relevant setting (enforceImpactAssessments) writes FIRM_SETTINGS_UPDATED atomically with the change. Limited per firm (ledger-writing): 429 `RATE_LIMITED` with `Retry-After` when the firm is over its limit or has too many such requests in flight.
          */
         patch: operations["updateFirmSettings"];
         trace?: never;
@@ -688,7 +688,7 @@ export interface paths {
         put?: never;
         /**
          * Decide a job (REVIEW_COMPLETED, then DOCUMENT_APPROVED / MODIFIED / REJECTED)
-         * @description IN_REVIEW -> APPROVED, MODIFIED or REJECTED by the assigned reviewer; a job requiring senior sign-off only by a LEAD_REVIEWER or FIRM_ADMIN (403: escalate it); 403 SUBMITTER_CANNOT_REVIEW when you submitted the job (four eyes: a job is never reviewed by its submitter). Writes REVIEW_COMPLETED, then the outcome record; ledgerRecordId is the outcome record's id. Frees the reviewer and routes the next job. 400 for a missing modifications (APPROVED_WITH_MODIFICATIONS) or reason (REJECTED), or a checklist that does not answer the document type's items exactly once; 409 when the job is not IN_REVIEW or already decided. Repeating the same decision after a failure finishes it. Limited per firm (ledger-writing): 429 `RATE_LIMITED` with `Retry-After` when the firm is over its limit.
+         * @description IN_REVIEW -> APPROVED, MODIFIED or REJECTED by the assigned reviewer; a job requiring senior sign-off only by a LEAD_REVIEWER or FIRM_ADMIN (403: escalate it); 403 SUBMITTER_CANNOT_REVIEW when you submitted the job (four eyes: a job is never reviewed by its submitter). Writes REVIEW_COMPLETED, then the outcome record; ledgerRecordId is the outcome record's id. Frees the reviewer and routes the next job. 400 for a missing modifications (APPROVED_WITH_MODIFICATIONS) or reason (REJECTED), or a checklist that does not answer the document type's items exactly once; 409 when the job is not IN_REVIEW or already decided. Repeating the same decision after a failure finishes it. Limited per firm (ledger-writing): 429 `RATE_LIMITED` with `Retry-After` when the firm is over its limit or has too many such requests in flight.
          */
         post: operations["completeReviewJob"];
         delete?: never;
@@ -708,7 +708,7 @@ export interface paths {
         put?: never;
         /**
          * Decide a job (REVIEW_COMPLETED, then DOCUMENT_APPROVED / MODIFIED / REJECTED)
-         * @description IN_REVIEW -> APPROVED, MODIFIED or REJECTED by the assigned reviewer; a job requiring senior sign-off only by a LEAD_REVIEWER or FIRM_ADMIN (403: escalate it); 403 SUBMITTER_CANNOT_REVIEW when you submitted the job (four eyes: a job is never reviewed by its submitter). Writes REVIEW_COMPLETED, then the outcome record; ledgerRecordId is the outcome record's id. Frees the reviewer and routes the next job. 400 for a missing modifications (APPROVED_WITH_MODIFICATIONS) or reason (REJECTED), or a checklist that does not answer the document type's items exactly once; 409 when the job is not IN_REVIEW or already decided. Repeating the same decision after a failure finishes it. Limited per firm (ledger-writing): 429 `RATE_LIMITED` with `Retry-After` when the firm is over its limit.
+         * @description IN_REVIEW -> APPROVED, MODIFIED or REJECTED by the assigned reviewer; a job requiring senior sign-off only by a LEAD_REVIEWER or FIRM_ADMIN (403: escalate it); 403 SUBMITTER_CANNOT_REVIEW when you submitted the job (four eyes: a job is never reviewed by its submitter). Writes REVIEW_COMPLETED, then the outcome record; ledgerRecordId is the outcome record's id. Frees the reviewer and routes the next job. 400 for a missing modifications (APPROVED_WITH_MODIFICATIONS) or reason (REJECTED), or a checklist that does not answer the document type's items exactly once; 409 when the job is not IN_REVIEW or already decided. Repeating the same decision after a failure finishes it. Limited per firm (ledger-writing): 429 `RATE_LIMITED` with `Retry-After` when the firm is over its limit or has too many such requests in flight.
          */
         post: operations["completeReviewJobPrincipal"];
         delete?: never;
@@ -768,7 +768,7 @@ export interface paths {
         put?: never;
         /**
          * Escalate a job to senior sign-off (JOB_ESCALATED)
-         * @description ASSIGNED or IN_REVIEW -> ESCALATED by the assigned reviewer: the job leaves them (they are free for the next one) and waits in the escalation queue that LEAD_REVIEWERs and FIRM_ADMINs see. 403 when the job is not yours; 403 SUBMITTER_CANNOT_REVIEW when you submitted the job (four eyes: a job is never reviewed by its submitter). 409 in any other status. Limited per firm (ledger-writing): 429 `RATE_LIMITED` with `Retry-After` when the firm is over its limit.
+         * @description ASSIGNED or IN_REVIEW -> ESCALATED by the assigned reviewer: the job leaves them (they are free for the next one) and waits in the escalation queue that LEAD_REVIEWERs and FIRM_ADMINs see. 403 when the job is not yours; 403 SUBMITTER_CANNOT_REVIEW when you submitted the job (four eyes: a job is never reviewed by its submitter). 409 in any other status. Limited per firm (ledger-writing): 429 `RATE_LIMITED` with `Retry-After` when the firm is over its limit or has too many such requests in flight.
          */
         post: operations["escalateReviewJob"];
         delete?: never;
@@ -788,7 +788,7 @@ export interface paths {
         put?: never;
         /**
          * Escalate a job to senior sign-off (JOB_ESCALATED)
-         * @description ASSIGNED or IN_REVIEW -> ESCALATED by the assigned reviewer: the job leaves them (they are free for the next one) and waits in the escalation queue that LEAD_REVIEWERs and FIRM_ADMINs see. 403 when the job is not yours; 403 SUBMITTER_CANNOT_REVIEW when you submitted the job (four eyes: a job is never reviewed by its submitter). 409 in any other status. Limited per firm (ledger-writing): 429 `RATE_LIMITED` with `Retry-After` when the firm is over its limit.
+         * @description ASSIGNED or IN_REVIEW -> ESCALATED by the assigned reviewer: the job leaves them (they are free for the next one) and waits in the escalation queue that LEAD_REVIEWERs and FIRM_ADMINs see. 403 when the job is not yours; 403 SUBMITTER_CANNOT_REVIEW when you submitted the job (four eyes: a job is never reviewed by its submitter). 409 in any other status. Limited per firm (ledger-writing): 429 `RATE_LIMITED` with `Retry-After` when the firm is over its limit or has too many such requests in flight.
          */
         post: operations["escalateReviewJobPrincipal"];
         delete?: never;
@@ -892,7 +892,7 @@ export interface paths {
         put?: never;
         /**
          * Submit an uploaded document for human review
-         * @description Step two of a submission. The service reads the upload named by documentKey, hashes it (sha256: documentHash), copies it into the immutable ledger bucket (documentUrl) and commits the job (status QUEUED, slaDeadline submittedAt + 48 h) with its DOCUMENT_SUBMITTED ledger record; the upload is then consumed. Any vulnerability flag forces requiresSeniorSignOff. 403 when the firm's plan has no review services; 400 for an unknown document type; 409 IMPACT_ASSESSMENT_REQUIRED when enforceImpactAssessments is on, aiContext.model is given and no APPROVED impact assessment matches its provider and version; 404 DOCUMENT_NOT_FOUND when documentKey is not an uploaded document of the firm; 409 CONFLICT when a job was already submitted with documentKey (or, after a failed attempt, the upload's bytes changed); a failed attempt may be repeated with the same documentKey: it reuses the one immutable copy (the job id derives from the upload). 413 above 25 MiB; 422 when the document cannot be read. Routing never gives the job to the user who submitted it (four eyes): with nobody else free it waits QUEUED. Limited per firm (ledger-writing): 429 `RATE_LIMITED` with `Retry-After` when the firm is over its limit.
+         * @description Step two of a submission. The service reads the upload named by documentKey, hashes it (sha256: documentHash), copies it into the immutable ledger bucket (documentUrl) and commits the job (status QUEUED, slaDeadline submittedAt + 48 h) with its DOCUMENT_SUBMITTED ledger record; the upload is then consumed. Any vulnerability flag forces requiresSeniorSignOff. 403 when the firm's plan has no review services; 400 for an unknown document type; 409 IMPACT_ASSESSMENT_REQUIRED when enforceImpactAssessments is on, aiContext.model is given and no APPROVED impact assessment matches its provider and version; 404 DOCUMENT_NOT_FOUND when documentKey is not an uploaded document of the firm; 409 CONFLICT when a job was already submitted with documentKey (or, after a failed attempt, the upload's bytes changed); a failed attempt may be repeated with the same documentKey: it reuses the one immutable copy (the job id derives from the upload). 413 above 25 MiB; 422 when the document cannot be read. Routing never gives the job to the user who submitted it (four eyes): with nobody else free it waits QUEUED. Limited per firm (ledger-writing): 429 `RATE_LIMITED` with `Retry-After` when the firm is over its limit or has too many such requests in flight.
          */
         post: operations["submitReviewJob"];
         delete?: never;
@@ -916,7 +916,7 @@ export interface paths {
         put?: never;
         /**
          * Submit an uploaded document for human review
-         * @description Step two of a submission. The service reads the upload named by documentKey, hashes it (sha256: documentHash), copies it into the immutable ledger bucket (documentUrl) and commits the job (status QUEUED, slaDeadline submittedAt + 48 h) with its DOCUMENT_SUBMITTED ledger record; the upload is then consumed. Any vulnerability flag forces requiresSeniorSignOff. 403 when the firm's plan has no review services; 400 for an unknown document type; 409 IMPACT_ASSESSMENT_REQUIRED when enforceImpactAssessments is on, aiContext.model is given and no APPROVED impact assessment matches its provider and version; 404 DOCUMENT_NOT_FOUND when documentKey is not an uploaded document of the firm; 409 CONFLICT when a job was already submitted with documentKey (or, after a failed attempt, the upload's bytes changed); a failed attempt may be repeated with the same documentKey: it reuses the one immutable copy (the job id derives from the upload). 413 above 25 MiB; 422 when the document cannot be read. Routing never gives the job to the user who submitted it (four eyes): with nobody else free it waits QUEUED. Limited per firm (ledger-writing): 429 `RATE_LIMITED` with `Retry-After` when the firm is over its limit.
+         * @description Step two of a submission. The service reads the upload named by documentKey, hashes it (sha256: documentHash), copies it into the immutable ledger bucket (documentUrl) and commits the job (status QUEUED, slaDeadline submittedAt + 48 h) with its DOCUMENT_SUBMITTED ledger record; the upload is then consumed. Any vulnerability flag forces requiresSeniorSignOff. 403 when the firm's plan has no review services; 400 for an unknown document type; 409 IMPACT_ASSESSMENT_REQUIRED when enforceImpactAssessments is on, aiContext.model is given and no APPROVED impact assessment matches its provider and version; 404 DOCUMENT_NOT_FOUND when documentKey is not an uploaded document of the firm; 409 CONFLICT when a job was already submitted with documentKey (or, after a failed attempt, the upload's bytes changed); a failed attempt may be repeated with the same documentKey: it reuses the one immutable copy (the job id derives from the upload). 413 above 25 MiB; 422 when the document cannot be read. Routing never gives the job to the user who submitted it (four eyes): with nobody else free it waits QUEUED. Limited per firm (ledger-writing): 429 `RATE_LIMITED` with `Retry-After` when the firm is over its limit or has too many such requests in flight.
          */
         post: operations["submitReviewJobPrincipal"];
         delete?: never;
@@ -1016,7 +1016,7 @@ export interface paths {
         put?: never;
         /**
          * Start reviewing a job (REVIEW_STARTED)
-         * @description ASSIGNED -> IN_REVIEW by the assigned reviewer, or ESCALATED -> IN_REVIEW by a LEAD_REVIEWER or FIRM_ADMIN without an active job (the job becomes theirs). Writes REVIEW_STARTED. 403 when the job is not yours (or an escalated job and you are not senior); 403 SUBMITTER_CANNOT_REVIEW when you submitted the job (four eyes: a job is never reviewed by its submitter). 409 for any other status, or when you already have an active job; 404 for an unknown job. Limited per firm (ledger-writing): 429 `RATE_LIMITED` with `Retry-After` when the firm is over its limit.
+         * @description ASSIGNED -> IN_REVIEW by the assigned reviewer, or ESCALATED -> IN_REVIEW by a LEAD_REVIEWER or FIRM_ADMIN without an active job (the job becomes theirs). Writes REVIEW_STARTED. 403 when the job is not yours (or an escalated job and you are not senior); 403 SUBMITTER_CANNOT_REVIEW when you submitted the job (four eyes: a job is never reviewed by its submitter). 409 for any other status, or when you already have an active job; 404 for an unknown job. Limited per firm (ledger-writing): 429 `RATE_LIMITED` with `Retry-After` when the firm is over its limit or has too many such requests in flight.
          */
         post: operations["startReviewJob"];
         delete?: never;
@@ -1036,7 +1036,7 @@ export interface paths {
         put?: never;
         /**
          * Start reviewing a job (REVIEW_STARTED)
-         * @description ASSIGNED -> IN_REVIEW by the assigned reviewer, or ESCALATED -> IN_REVIEW by a LEAD_REVIEWER or FIRM_ADMIN without an active job (the job becomes theirs). Writes REVIEW_STARTED. 403 when the job is not yours (or an escalated job and you are not senior); 403 SUBMITTER_CANNOT_REVIEW when you submitted the job (four eyes: a job is never reviewed by its submitter). 409 for any other status, or when you already have an active job; 404 for an unknown job. Limited per firm (ledger-writing): 429 `RATE_LIMITED` with `Retry-After` when the firm is over its limit.
+         * @description ASSIGNED -> IN_REVIEW by the assigned reviewer, or ESCALATED -> IN_REVIEW by a LEAD_REVIEWER or FIRM_ADMIN without an active job (the job becomes theirs). Writes REVIEW_STARTED. 403 when the job is not yours (or an escalated job and you are not senior); 403 SUBMITTER_CANNOT_REVIEW when you submitted the job (four eyes: a job is never reviewed by its submitter). 409 for any other status, or when you already have an active job; 404 for an unknown job. Limited per firm (ledger-writing): 429 `RATE_LIMITED` with `Retry-After` when the firm is over its limit or has too many such requests in flight.
          */
         post: operations["startReviewJobPrincipal"];
         delete?: never;
@@ -1084,7 +1084,7 @@ export interface paths {
         put?: never;
         /**
          * Edit an impact assessment and/or move its status
-         * @description Moves: DRAFT -> PENDING_SIGNOFF; PENDING_SIGNOFF -> APPROVED, REJECTED or DRAFT; REJECTED -> DRAFT. Approval needs a signed-in LEAD_REVIEWER or FIRM_ADMIN (an API key or a REVIEWER: 403); it stamps signedOffAt and the signer, writes IMPACT_ASSESSMENT_APPROVED and sets ledgerRecordId in one transaction, and from then on the model it names passes the job-submission gate. APPROVED and SUPERSEDED assessments are immutable (409); a move the graph does not allow is 409; an unknown status is 400. Limited per firm (ledger-writing): 429 `RATE_LIMITED` with `Retry-After` when the firm is over its limit.
+         * @description Moves: DRAFT -> PENDING_SIGNOFF; PENDING_SIGNOFF -> APPROVED, REJECTED or DRAFT; REJECTED -> DRAFT. Approval needs a signed-in LEAD_REVIEWER or FIRM_ADMIN (an API key or a REVIEWER: 403); it stamps signedOffAt and the signer, writes IMPACT_ASSESSMENT_APPROVED and sets ledgerRecordId in one transaction, and from then on the model it names passes the job-submission gate. APPROVED and SUPERSEDED assessments are immutable (409); a move the graph does not allow is 409; an unknown status is 400. Limited per firm (ledger-writing): 429 `RATE_LIMITED` with `Retry-After` when the firm is over its limit or has too many such requests in flight.
          */
         post: operations["updateImpactAssessment"];
         delete?: never;
@@ -1128,7 +1128,7 @@ export interface paths {
         put?: never;
         /**
          * Log an incident (status OPEN); writes INCIDENT_LOGGED
-         * @description The incident and its INCIDENT_LOGGED record (snapshot: incidentId, title, severity, category, affected jobs and records, reportedAt) commit together. Affected jobs must be the firm's (400 otherwise). Limited per firm (ledger-writing): 429 `RATE_LIMITED` with `Retry-After` when the firm is over its limit.
+         * @description The incident and its INCIDENT_LOGGED record (snapshot: incidentId, title, severity, category, affected jobs and records, reportedAt) commit together. Affected jobs must be the firm's (400 otherwise). Limited per firm (ledger-writing): 429 `RATE_LIMITED` with `Retry-After` when the firm is over its limit or has too many such requests in flight.
          */
         post: operations["createIncident"];
         delete?: never;
@@ -1172,7 +1172,7 @@ export interface paths {
         put?: never;
         /**
          * Move an incident and/or set its root cause
-         * @description The first move to RESOLVED or CLOSED stamps resolvedAt and writes INCIDENT_RESOLVED once, atomically. resolvedAt cannot be sent (400). A move the graph does not allow, or any change to a CLOSED incident, is 409. Limited per firm (ledger-writing): 429 `RATE_LIMITED` with `Retry-After` when the firm is over its limit.
+         * @description The first move to RESOLVED or CLOSED stamps resolvedAt and writes INCIDENT_RESOLVED once, atomically. resolvedAt cannot be sent (400). A move the graph does not allow, or any change to a CLOSED incident, is 409. Limited per firm (ledger-writing): 429 `RATE_LIMITED` with `Retry-After` when the firm is over its limit or has too many such requests in flight.
          */
         post: operations["updateIncident"];
         delete?: never;
@@ -4977,7 +4977,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The firm's ledger-writing limit is used up (`RATE_LIMITED`; nothing written), or stage throttling: retry after `Retry-After` seconds */
+            /** @description The firm's ledger-writing limit is used up, or as many of its ledger-writing requests as its plan allows are in flight (`RATE_LIMITED`; nothing written), or stage throttling: retry after `Retry-After` seconds */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying */
@@ -5104,7 +5104,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The firm's ledger-writing limit is used up (`RATE_LIMITED`; nothing written), or stage throttling: retry after `Retry-After` seconds */
+            /** @description The firm's ledger-writing limit is used up, or as many of its ledger-writing requests as its plan allows are in flight (`RATE_LIMITED`; nothing written), or stage throttling: retry after `Retry-After` seconds */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying */
@@ -5568,7 +5568,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The firm's ledger-writing limit is used up (`RATE_LIMITED`; nothing written), or stage throttling: retry after `Retry-After` seconds */
+            /** @description The firm's ledger-writing limit is used up, or as many of its ledger-writing requests as its plan allows are in flight (`RATE_LIMITED`; nothing written), or stage throttling: retry after `Retry-After` seconds */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying */
@@ -6848,7 +6848,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The firm's ledger-writing limit is used up (`RATE_LIMITED`; nothing written), or stage throttling: retry after `Retry-After` seconds */
+            /** @description The firm's ledger-writing limit is used up, or as many of its ledger-writing requests as its plan allows are in flight (`RATE_LIMITED`; nothing written), or stage throttling: retry after `Retry-After` seconds */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying */
@@ -7020,7 +7020,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The firm's ledger-writing limit is used up (`RATE_LIMITED`; nothing written), or stage throttling: retry after `Retry-After` seconds */
+            /** @description The firm's ledger-writing limit is used up, or as many of its ledger-writing requests as its plan allows are in flight (`RATE_LIMITED`; nothing written), or stage throttling: retry after `Retry-After` seconds */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying */
@@ -7430,7 +7430,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The firm's ledger-writing limit is used up (`RATE_LIMITED`; nothing written), or stage throttling: retry after `Retry-After` seconds */
+            /** @description The firm's ledger-writing limit is used up, or as many of its ledger-writing requests as its plan allows are in flight (`RATE_LIMITED`; nothing written), or stage throttling: retry after `Retry-After` seconds */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying */
@@ -7602,7 +7602,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The firm's ledger-writing limit is used up (`RATE_LIMITED`; nothing written), or stage throttling: retry after `Retry-After` seconds */
+            /** @description The firm's ledger-writing limit is used up, or as many of its ledger-writing requests as its plan allows are in flight (`RATE_LIMITED`; nothing written), or stage throttling: retry after `Retry-After` seconds */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying */
@@ -8235,7 +8235,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The firm's ledger-writing limit is used up (`RATE_LIMITED`; nothing written), or stage throttling: retry after `Retry-After` seconds */
+            /** @description The firm's ledger-writing limit is used up, or as many of its ledger-writing requests as its plan allows are in flight (`RATE_LIMITED`; nothing written), or stage throttling: retry after `Retry-After` seconds */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying */
@@ -8528,7 +8528,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The firm's ledger-writing limit is used up (`RATE_LIMITED`; nothing written), or stage throttling: retry after `Retry-After` seconds */
+            /** @description The firm's ledger-writing limit is used up, or as many of its ledger-writing requests as its plan allows are in flight (`RATE_LIMITED`; nothing written), or stage throttling: retry after `Retry-After` seconds */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying */
@@ -9048,7 +9048,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The firm's ledger-writing limit is used up (`RATE_LIMITED`; nothing written), or stage throttling: retry after `Retry-After` seconds */
+            /** @description The firm's ledger-writing limit is used up, or as many of its ledger-writing requests as its plan allows are in flight (`RATE_LIMITED`; nothing written), or stage throttling: retry after `Retry-After` seconds */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying */
@@ -9190,7 +9190,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The firm's ledger-writing limit is used up (`RATE_LIMITED`; nothing written), or stage throttling: retry after `Retry-After` seconds */
+            /** @description The firm's ledger-writing limit is used up, or as many of its ledger-writing requests as its plan allows are in flight (`RATE_LIMITED`; nothing written), or stage throttling: retry after `Retry-After` seconds */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying */
@@ -9636,7 +9636,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The firm's ledger-writing limit is used up (`RATE_LIMITED`; nothing written), or stage throttling: retry after `Retry-After` seconds */
+            /** @description The firm's ledger-writing limit is used up, or as many of its ledger-writing requests as its plan allows are in flight (`RATE_LIMITED`; nothing written), or stage throttling: retry after `Retry-After` seconds */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying */
@@ -9995,7 +9995,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The firm's ledger-writing limit is used up (`RATE_LIMITED`; nothing written), or stage throttling: retry after `Retry-After` seconds */
+            /** @description The firm's ledger-writing limit is used up, or as many of its ledger-writing requests as its plan allows are in flight (`RATE_LIMITED`; nothing written), or stage throttling: retry after `Retry-After` seconds */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying */
@@ -10373,7 +10373,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The firm's ledger-writing limit is used up (`RATE_LIMITED`; nothing written), or stage throttling: retry after `Retry-After` seconds */
+            /** @description The firm's ledger-writing limit is used up, or as many of its ledger-writing requests as its plan allows are in flight (`RATE_LIMITED`; nothing written), or stage throttling: retry after `Retry-After` seconds */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying */

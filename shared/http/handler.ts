@@ -18,7 +18,12 @@ import { credentialHeaders } from './credential-headers.js';
 import { toErrorResponse } from './errors.js';
 import { runIdempotently } from './idempotency.js';
 import { isJsonMediaType } from './media-type.js';
-import { limitFirmWrites, refuseHeldCredential, withRateLimitHeaders } from './rate-limit.js';
+import {
+  limitFirmWrites,
+  refuseHeldCredential,
+  releaseWriteSlot,
+  withRateLimitHeaders,
+} from './rate-limit.js';
 import { toApiResponse, withoutBody, type HttpResult } from './response.js';
 import { parsePart } from './validation.js';
 
@@ -51,8 +56,9 @@ type Event = APIGatewayProxyEventV2 & { body?: unknown };
  * without a valid credential is 401 whatever its body), the body's size and media type (a route with a body
  * schema takes only JSON: 415 otherwise; a route without one ignores any body), JSON body parsing (middy), zod
  * validation of params, query and body, then the route's function; every error becomes the error envelope in
- * one place. A ledger-writing route checks the firm's write limit right after authentication, and a refusal
- * this instance already holds for the credential before it (rate-limit.ts).
+ * one place. A ledger-writing route checks the firm's write limits right after authentication, and a refusal
+ * this instance already holds for the credential before it; a slot taken under the firm's concurrency cap is
+ * given back once the answer, success or error, is built (rate-limit.ts).
  * A HEAD request (routes with `head`) gets the GET's answer without its body.
  */
 export function defineHandler<
@@ -135,10 +141,13 @@ export function defineHandler<
         );
         return withRateLimitHeaders(event, isHead(event) ? withoutBody(response) : response);
       } finally {
+        await releaseWriteSlot(getDeps(), event);
         logger.removeKeys(['firmId', 'requestId']);
       }
     })
     .onError(async (request) => {
+      // A request refused before its handler ran (its body, its media type) gives its slot back here.
+      await releaseWriteSlot(getDeps(), request.event);
       const response = toErrorResponse(request.error, request.event.requestContext?.requestId ?? 'unknown');
       request.response = withRateLimitHeaders(
         request.event,

@@ -4,7 +4,8 @@ import { refillSeconds, type BucketView, type WritePolicy } from '../domain/rate
 import { RateLimitedError } from '../errors.js';
 import type { RouteDef } from '../routes/route.js';
 import type { Deps } from '../runtime/deps.js';
-import { takeFirmWriteToken } from '../services/write-limits.js';
+import { logger } from '../runtime/logger.js';
+import { releaseFirmWriteSlot, takeFirmWriteToken, type WriteAdmission } from '../services/write-limits.js';
 import { heldRefusal, holdKey, holdRefusal } from './refusal-holds.js';
 
 /** The policy's name in RateLimit-Policy and RateLimit: the firm's ledger-writing requests. */
@@ -15,11 +16,13 @@ export const isLimitedRoute = (route: RouteDef): boolean => route.permissions.si
 
 /** The headers of the request's answer, kept from the check until the answer (success or error) is built. */
 const headersOf = new WeakMap<object, Record<string, string>>();
+/** The slot an admitted request holds under its firm's concurrency cap, kept until its answer is built. */
+const slotsOf = new WeakMap<object, { firmId: string; admission: WriteAdmission }>();
 
 /**
  * A refusal this instance holds for the request's credential on this route (./refusal-holds.ts): 429 at once,
- * before authentication, with no DynamoDB call, and the same headers as the bucket's own refusal (no token
- * left, seconds until the hold ends). Run by defineHandler first; nothing happens for any other request.
+ * before authentication, with no DynamoDB call, and the same answer as the refusal held (the tokens it told,
+ * seconds until the hold ends). Run by defineHandler first; nothing happens for any other request.
  */
 export function refuseHeldCredential(deps: Deps, route: RouteDef, event: APIGatewayProxyEventV2): void {
   if (!isLimitedRoute(route)) return;
@@ -28,17 +31,22 @@ export function refuseHeldCredential(deps: Deps, route: RouteDef, event: APIGate
   const held = key === undefined ? undefined : heldRefusal(key, now);
   if (!held) return;
   const seconds = Math.max(1, Math.ceil((held.until - now) / 1_000_000));
-  refuse(event, held.policy, { allowed: false, remaining: 0, nextTokenSeconds: seconds });
+  refuse(
+    event,
+    held.policy,
+    { allowed: false, remaining: held.remaining, nextTokenSeconds: seconds },
+    held.refusedBy,
+  );
 }
 
 /**
- * The per-firm limit of ledger-writing requests (docs/architecture.md §5, "Fair per-firm limits"), run by
- * defineHandler after authentication and before the body is read: takes a token from the firm's bucket (one
- * conditional UpdateItem), or refuses with RATE_LIMITED (429, Retry-After), nothing written, and holds that
- * refusal for the credential until its Retry-After (refuseHeldCredential). Either way the answer carries
- * RateLimit-Policy and RateLimit. No limit configured, a public route or a route that does not write the
- * ledger: nothing happens, no DynamoDB call. Worker-side appends never come here: the limit is on a firm's
- * requests.
+ * The per-firm limits of ledger-writing requests (docs/architecture.md §5, "Fair per-firm limits"), run by
+ * defineHandler after authentication and before the body is read: takes a token from the firm's bucket and,
+ * under a concurrency cap, a slot with it (one conditional UpdateItem), or refuses with RATE_LIMITED (429,
+ * Retry-After), nothing written. A refusal, by the bucket or by the cap, is held for the credential until its
+ * Retry-After (refuseHeldCredential; services/write-limits.ts says how long). Either way the answer carries RateLimit-Policy and RateLimit. A slot taken is given back by releaseWriteSlot
+ * once the answer is built. No limit configured, a public route or a route that does not write the ledger:
+ * nothing happens, no DynamoDB call. Worker-side appends never come here: the limit is on a firm's requests.
  */
 export async function limitFirmWrites(
   deps: Deps,
@@ -51,20 +59,48 @@ export async function limitFirmWrites(
   if (!taken) return;
   if (taken.view.allowed) {
     headersOf.set(event, rateLimitHeaders(taken.policy, taken.view));
+    if (taken.slot) slotsOf.set(event, { firmId: principal.firmId, admission: taken });
     return;
   }
+  const refusedBy = taken.refusedBy ?? 'rate';
   const key = holdKey(route, event);
   if (key !== undefined && taken.holdUntil !== null)
-    holdRefusal(key, { policy: taken.policy, until: taken.holdUntil }, taken.now);
-  refuse(event, taken.policy, taken.view);
+    holdRefusal(
+      key,
+      { policy: taken.policy, refusedBy, remaining: taken.view.remaining, until: taken.holdUntil },
+      taken.now,
+    );
+  refuse(event, taken.policy, taken.view, refusedBy);
 }
 
-function refuse(event: APIGatewayProxyEventV2, policy: WritePolicy, view: BucketView): never {
+function refuse(
+  event: APIGatewayProxyEventV2,
+  policy: WritePolicy,
+  view: BucketView,
+  refusedBy: 'rate' | 'concurrency',
+): never {
   headersOf.set(event, rateLimitHeaders(policy, view));
   throw new RateLimitedError(
-    `Too many ledger-writing requests for this firm (${policy.burst} at once, ${policy.ratePerSecond}/s); retry after ${view.nextTokenSeconds} s`,
+    refusedBy === 'rate'
+      ? `Too many ledger-writing requests for this firm (a burst of ${policy.burst}, then ${policy.ratePerSecond}/s); retry after ${view.nextTokenSeconds} s`
+      : `Too many ledger-writing requests of this firm in flight (at most ${policy.concurrency} at once); retry after ${view.nextTokenSeconds} s`,
     view.nextTokenSeconds,
   );
+}
+
+/**
+ * Gives back the slot the request holds under its firm's concurrency cap, if any, once its answer (success or
+ * error) is built; at most once per request. A failure is logged, not answered: the slot's lease runs out.
+ */
+export async function releaseWriteSlot(deps: Deps, event: APIGatewayProxyEventV2): Promise<void> {
+  const held = slotsOf.get(event);
+  if (!held) return;
+  slotsOf.delete(event);
+  try {
+    await releaseFirmWriteSlot(deps, held.firmId, held.admission);
+  } catch (error) {
+    logger.warn('Could not give back a write slot; its lease will run out', { error: String(error) });
+  }
 }
 
 /** The answer with the request's RateLimit headers, when it went through the check. */

@@ -6,8 +6,9 @@ import { presentedCredential } from './credential-headers.js';
 
 /**
  * The refusals this instance holds (docs/architecture.md §5, "Fair per-firm limits"): after the firm's bucket
- * refused a credential on a limited route, the same credential on the same route is refused again from memory
- * until `refusalHoldUntil` (token-bucket.ts), before authentication and without any DynamoDB call. A refused
+ * (or its concurrency cap) refused a credential on a limited route, the same credential on the same route is
+ * refused again from memory until `refusalHoldUntil` (token-bucket.ts; for the cap, the Retry-After it was told,
+ * services/write-limits.ts), before authentication and without any DynamoDB call. A refused
  * request then costs almost nothing, so a firm sending far beyond its limit cannot take the instances and the
  * storage every other firm's requests need.
  *
@@ -18,6 +19,10 @@ import { presentedCredential } from './credential-headers.js';
  */
 export interface HeldRefusal {
   policy: WritePolicy;
+  /** The limit that refused: the firm's bucket or its concurrency cap. */
+  refusedBy: 'rate' | 'concurrency';
+  /** The bucket's whole tokens as last told (0 after the bucket's refusal). */
+  remaining: number;
   /** Microseconds since the epoch. */
   until: number;
 }

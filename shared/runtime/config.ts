@@ -84,13 +84,20 @@ export const ENV = {
   firmWriteRatePerSecond: 'FIRM_WRITE_RATE_PER_S',
   /** With FIRM_WRITE_RATE_PER_S: the firm's bucket size (default: one second's worth, at least 1). */
   firmWriteBurst: 'FIRM_WRITE_BURST',
+  /** With FIRM_WRITE_RATE_PER_S: the firm's ledger-writing requests in flight at once, at most ("0" or unset: no cap). */
+  firmWriteConcurrency: 'FIRM_WRITE_CONCURRENCY',
+  /**
+   * How long a ledger-writing request's slot is leased (seconds, default 30: longer than any request runs), so a
+   * slot whose holder crashed is free again after at most this long.
+   */
+  firmWriteSlotSeconds: 'FIRM_WRITE_SLOT_SECONDS',
   /** Age (hours) of a firm's last backup reconciliation before the scheduled run reconciles it again (issue 14). */
   backupReconcileMaxAgeHours: 'RECONCILE_MAX_AGE_HOURS',
 } as const;
 
 /**
  * Where a firm's ledger-writing limit comes from (docs/architecture.md §5, "Fair per-firm limits"):
- * FIRM_WRITE_RATE_PER_S (and FIRM_WRITE_BURST) when set, the same for every firm ("0": none); else in AWS the
+ * FIRM_WRITE_RATE_PER_S (and FIRM_WRITE_BURST, FIRM_WRITE_CONCURRENCY) when set, the same for every firm ("0": none); else in AWS the
  * firm's plan (PLAN_WRITE_LIMITS), and in the embedded stack no limit at all.
  */
 export type FirmWriteLimits = { kind: 'none' } | { kind: 'fixed'; policy: WritePolicy } | { kind: 'plan' };
@@ -98,8 +105,8 @@ export type FirmWriteLimits = { kind: 'none' } | { kind: 'fixed'; policy: WriteP
 export function firmWriteLimits(): FirmWriteLimits {
   const rawRate = process.env[ENV.firmWriteRatePerSecond];
   if (rawRate === undefined || rawRate === '') {
-    if (process.env[ENV.firmWriteBurst])
-      throw new Error(`${ENV.firmWriteBurst} needs ${ENV.firmWriteRatePerSecond}`);
+    for (const name of [ENV.firmWriteBurst, ENV.firmWriteConcurrency])
+      if (process.env[name]) throw new Error(`${name} needs ${ENV.firmWriteRatePerSecond}`);
     return process.env[ENV.runtime] === 'aws' ? { kind: 'plan' } : { kind: 'none' };
   }
   const ratePerSecond = Number(rawRate);
@@ -108,8 +115,12 @@ export function firmWriteLimits(): FirmWriteLimits {
   if (ratePerSecond === 0) return { kind: 'none' };
   const burst = intEnv(ENV.firmWriteBurst, Math.max(1, Math.ceil(ratePerSecond)));
   if (burst < 1) throw new Error(`${ENV.firmWriteBurst} must be at least 1`);
-  return { kind: 'fixed', policy: { ratePerSecond, burst } };
+  const concurrency = intEnv(ENV.firmWriteConcurrency, 0);
+  return { kind: 'fixed', policy: { ratePerSecond, burst, ...(concurrency > 0 ? { concurrency } : {}) } };
 }
+
+/** How long a ledger-writing request's in-flight slot is leased, in seconds (FIRM_WRITE_SLOT_SECONDS, default 30). */
+export const firmWriteSlotSeconds = (): number => Math.max(1, intEnv(ENV.firmWriteSlotSeconds, 30));
 
 /** The signer wrapper's settings (shared/adapters/throttled-signer.ts), the same in AWS and locally. */
 export function signerLimits(): { deadlineMs: number; maxInFlight: number } {

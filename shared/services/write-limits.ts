@@ -1,6 +1,7 @@
 import { PLAN_WRITE_LIMITS } from '../domain/rate-limit/plan-limits.js';
 import {
   admitted,
+  notDrawn,
   refusalHoldUntil,
   refused,
   type BucketView,
@@ -9,7 +10,7 @@ import {
 import { firmWriteLimits, type FirmWriteLimits } from '../runtime/config.js';
 import type { Deps } from '../runtime/deps.js';
 import { getFirm } from '../store/firm-store.js';
-import { takeWriteToken } from '../store/rate-limit-store.js';
+import { releaseWriteSlot, takeWriteToken, type HeldSlot } from '../store/rate-limit-store.js';
 
 /** How long an instance keeps a firm's plan-derived policy before reading the firm again. */
 const PLAN_TTL_MS = 60_000;
@@ -36,19 +37,69 @@ export async function firmWritePolicy(deps: Deps, firmId: string): Promise<Write
   return policy;
 }
 
+/** One ledger-writing request of the firm at its limits, as takeFirmWriteToken decided it. */
+export interface WriteAdmission {
+  policy: WritePolicy;
+  /** What the client is told (RateLimit, and Retry-After for a refusal). */
+  view: BucketView;
+  /** The request's instant, microseconds since the epoch. */
+  now: number;
+  /** A refusal: until when (µs) the instance may keep refusing the credential from memory. */
+  holdUntil: number | null;
+  /** Which limit refused, for a refusal. */
+  refusedBy?: 'rate' | 'concurrency';
+  /** An admitted request under a concurrency cap: the slot it holds until releaseFirmWriteSlot. */
+  slot?: HeldSlot;
+}
+
 /**
- * One ledger-writing request of the firm against its bucket: the policy, what the client is told and, for a
- * refusal, until when (microseconds) the instance may keep refusing the same credential from memory.
+ * One ledger-writing request of the firm against its bucket and, when the policy caps concurrency, its slots
+ * (shared/domain/rate-limit/write-slots.ts): admitted with a token (and a slot), or refused by the bucket or by
+ * the cap (no token taken), either refusal held in memory for the credential until its Retry-After. Null when no
+ * limit applies.
  */
-export async function takeFirmWriteToken(
-  deps: Deps,
-  firmId: string,
-): Promise<{ policy: WritePolicy; view: BucketView; now: number; holdUntil: number | null } | null> {
+export async function takeFirmWriteToken(deps: Deps, firmId: string): Promise<WriteAdmission | null> {
   const policy = await firmWritePolicy(deps, firmId);
   if (!policy) return null;
   const now = deps.clock.now().getTime() * 1000;
-  const { allowed, tat } = await takeWriteToken(deps, firmId, policy, now);
-  return allowed
-    ? { policy, view: admitted(policy, now, tat), now, holdUntil: null }
-    : { policy, view: refused(policy, now, tat), now, holdUntil: refusalHoldUntil(policy, now, tat) };
+  const result = await takeWriteToken(deps, firmId, policy, now);
+  if (result.allowed)
+    return {
+      policy,
+      view: admitted(policy, now, result.tat),
+      now,
+      holdUntil: null,
+      ...(result.slot ? { slot: result.slot } : {}),
+    };
+  if (result.refusedBy === 'concurrency') {
+    const view = notDrawn(policy, now, result.tat);
+    return { policy, view, now, holdUntil: concurrencyHoldUntil(now, view), refusedBy: 'concurrency' };
+  }
+  return {
+    policy,
+    view: refused(policy, now, result.tat),
+    now,
+    holdUntil: refusalHoldUntil(policy, now, result.tat),
+    refusedBy: 'rate',
+  };
+}
+
+/**
+ * How long an instance keeps refusing a credential the cap refused: the whole Retry-After it was told (1 s).
+ * Unlike the bucket's hold this may refuse a request the cap would have let through (a slot can come back
+ * sooner), but only one of a credential that was just told to wait that long: a client that honours Retry-After
+ * never meets it, and one that does not (a burst far over its limit) costs no storage call while it lasts.
+ */
+function concurrencyHoldUntil(now: number, view: BucketView): number {
+  return now + view.nextTokenSeconds * 1_000_000;
+}
+
+/** Gives back the slot an admitted request held (after its answer is built). */
+export async function releaseFirmWriteSlot(
+  deps: Deps,
+  firmId: string,
+  admission: WriteAdmission,
+): Promise<void> {
+  if (admission.slot && admission.policy.concurrency !== undefined)
+    await releaseWriteSlot(deps, firmId, admission.policy.concurrency, admission.slot);
 }

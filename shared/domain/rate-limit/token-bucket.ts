@@ -15,6 +15,11 @@ export interface WritePolicy {
   ratePerSecond: number;
   /** Bucket size: requests allowed at once after a pause (at least 1). */
   burst: number;
+  /**
+   * At most this many of the firm's ledger-writing requests in flight at once (./write-slots.ts; at least 1);
+   * absent: no cap. Not part of the bucket's arithmetic: the store checks both in one conditional update.
+   */
+  concurrency?: number;
 }
 
 const MICROS_PER_SECOND = 1_000_000;
@@ -72,6 +77,21 @@ export function admitted(policy: WritePolicy, now: number, tat: number): BucketV
 /** A refused request: no token until tat is back within the ceiling. */
 export function refused(policy: WritePolicy, now: number, tat: number): BucketView {
   return { allowed: false, remaining: 0, nextTokenSeconds: wholeSeconds(tat - admitCeiling(policy, now)) };
+}
+
+/**
+ * A request the concurrency cap refused (./write-slots.ts): the bucket was not drawn from, so it still holds
+ * its whole tokens at tat; the client may come back as soon as one of its own requests in flight is answered,
+ * which the soonest Retry-After (1 s) covers.
+ */
+export function notDrawn(policy: WritePolicy, now: number, tat: number): BucketView {
+  const token = tokenMicros(policy);
+  const credit = Math.max(0, now + policy.burst * token - tat);
+  return {
+    allowed: false,
+    remaining: Math.min(policy.burst, Math.floor(credit / token)),
+    nextTokenSeconds: 1,
+  };
 }
 
 /** The policy's window for RateLimit-Policy: the seconds a drained bucket takes to fill (≥ 1, rounded up). */

@@ -2,6 +2,7 @@ import { PLAN_WRITE_LIMITS } from '../../../shared/domain/rate-limit/plan-limits
 import {
   admitted,
   nextStep,
+  notDrawn,
   refillSeconds,
   refusalHoldUntil,
   refused,
@@ -106,7 +107,21 @@ describe('token bucket (GCRA form)', () => {
       expect(limit.ratePerSecond).toBeGreaterThan(0);
       expect(limit.ratePerSecond).toBeLessThan(300);
       expect(limit.burst).toBeGreaterThanOrEqual(limit.ratePerSecond);
+      // A cap that still lets twice the rate through at ~50 ms an append.
+      expect(limit.concurrency! * (1000 / 50)).toBeGreaterThanOrEqual(2 * limit.ratePerSecond);
     }
+  });
+});
+
+describe('notDrawn: a request the concurrency cap refused, the bucket untouched', () => {
+  it('tells the whole tokens still in the bucket, and the soonest Retry-After', () => {
+    // Never used: full. 2/s, burst 3: one token taken 0.25 s ago leaves 2.5 tokens, 2 whole.
+    expect(notDrawn(policy, T0, T0 - S)).toEqual({ allowed: false, remaining: 3, nextTokenSeconds: 1 });
+    expect(notDrawn(policy, T0, T0 + 0.25 * S)).toEqual({
+      allowed: false,
+      remaining: 2,
+      nextTokenSeconds: 1,
+    });
   });
 });
 

@@ -1,6 +1,6 @@
 import { ENV, firmWriteLimits } from '../../../shared/runtime/config.js';
 
-const NAMES = [ENV.firmWriteRatePerSecond, ENV.firmWriteBurst, ENV.runtime];
+const NAMES = [ENV.firmWriteRatePerSecond, ENV.firmWriteBurst, ENV.firmWriteConcurrency, ENV.runtime];
 let saved: Record<string, string | undefined>;
 
 beforeEach(() => {
@@ -29,6 +29,21 @@ describe('firmWriteLimits (FIRM_WRITE_RATE_PER_S, FIRM_WRITE_BURST)', () => {
     expect(firmWriteLimits()).toEqual({ kind: 'fixed', policy: { ratePerSecond: 2.5, burst: 3 } });
     set({ FIRM_WRITE_RATE_PER_S: '0.001', FIRM_WRITE_BURST: '3', GLS_RUNTIME: 'aws' });
     expect(firmWriteLimits()).toEqual({ kind: 'fixed', policy: { ratePerSecond: 0.001, burst: 3 } });
+  });
+
+  it('caps the requests in flight with FIRM_WRITE_CONCURRENCY; 0 or unset: no cap', () => {
+    set({ FIRM_WRITE_RATE_PER_S: '10', FIRM_WRITE_BURST: '20', FIRM_WRITE_CONCURRENCY: '2' });
+    expect(firmWriteLimits()).toEqual({
+      kind: 'fixed',
+      policy: { ratePerSecond: 10, burst: 20, concurrency: 2 },
+    });
+    set({ FIRM_WRITE_CONCURRENCY: '0' });
+    expect(firmWriteLimits()).toEqual({ kind: 'fixed', policy: { ratePerSecond: 10, burst: 20 } });
+    set({ FIRM_WRITE_CONCURRENCY: '1.5' });
+    expect(() => firmWriteLimits()).toThrow(/FIRM_WRITE_CONCURRENCY must be a non-negative integer/);
+    delete process.env.FIRM_WRITE_RATE_PER_S;
+    set({ FIRM_WRITE_CONCURRENCY: '2', FIRM_WRITE_BURST: '' });
+    expect(() => firmWriteLimits()).toThrow(/FIRM_WRITE_CONCURRENCY needs FIRM_WRITE_RATE_PER_S/);
   });
 
   it('turns the limit off with a rate of 0, even in AWS', () => {
