@@ -1,4 +1,4 @@
-import { nextStep, type WritePolicy } from '../domain/rate-limit/token-bucket.js';
+import { nextStep, type BucketStep, type WritePolicy } from '../domain/rate-limit/token-bucket.js';
 import { freeSlot, type SlotLeases } from '../domain/rate-limit/write-slots.js';
 import { ServiceUnavailableError } from '../errors.js';
 import { firmWriteSlotSeconds } from '../runtime/config.js';
@@ -78,40 +78,16 @@ export async function takeWriteToken(
         // Remembered leases may have been given back since: try the one that ends first.
         slot ??= earliestLease(cap, seen.leases);
       }
-      const slotSet = slot === undefined ? '' : ', #slot = :lease';
-      const slotCondition = slot === undefined ? '' : ' AND (attribute_not_exists(#slot) OR #slot <= :now)';
+      const held = slot === undefined ? undefined : { slot, leaseEnd };
       const outcome = await updateConditionally(deps, {
         TableName: deps.tables.main,
         Key: keys.writeBucket(firmId),
-        ...(step.kind === 'refill'
-          ? {
-              UpdateExpression: `SET tat = :next${slotSet}`,
-              ConditionExpression:
-                slot === undefined
-                  ? 'attribute_not_exists(tat) OR tat <= :now'
-                  : `(attribute_not_exists(tat) OR tat <= :now)${slotCondition}`,
-              ExpressionAttributeValues: {
-                ':next': step.nextTat,
-                ':now': step.now,
-                ...(slot === undefined ? {} : { ':lease': leaseEnd }),
-              },
-            }
-          : {
-              UpdateExpression: `SET tat = tat + :token${slotSet}`,
-              ConditionExpression: `tat > :now AND tat <= :ceiling${slotCondition}`,
-              ExpressionAttributeValues: {
-                ':token': step.add,
-                ':now': step.now,
-                ':ceiling': step.ceiling,
-                ...(slot === undefined ? {} : { ':lease': leaseEnd }),
-              },
-            }),
-        ...(slot === undefined ? {} : { ExpressionAttributeNames: { '#slot': slotAttribute(slot) } }),
+        ...stepUpdate(step, held),
         ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
       });
       if (outcome.status === 'committed') {
         seen = seenIn(outcome.item, cap);
-        return { allowed: true, tat: seen.tat!, ...(slot === undefined ? {} : { slot: { slot, leaseEnd } }) };
+        return { allowed: true, tat: seen.tat!, ...(held ? { slot: held } : {}) };
       }
       // The item as it was (none: refill); a conflict, which no writer of this item causes, keeps what we knew.
       if (outcome.status === 'condition-failed') {
@@ -130,6 +106,37 @@ export async function takeWriteToken(
   );
   remember(firmId, seen);
   return result;
+}
+
+/**
+ * The update of one step of the bucket (refill or take) and, under a cap, of the slot taken with it: both
+ * conditions must hold, or nothing is written.
+ */
+function stepUpdate(step: Exclude<BucketStep, { kind: 'refuse' }>, held: HeldSlot | undefined) {
+  const bucket =
+    step.kind === 'refill'
+      ? {
+          set: 'tat = :next',
+          condition: 'attribute_not_exists(tat) OR tat <= :now',
+          values: { ':next': step.nextTat, ':now': step.now },
+        }
+      : {
+          set: 'tat = tat + :token',
+          condition: 'tat > :now AND tat <= :ceiling',
+          values: { ':token': step.add, ':now': step.now, ':ceiling': step.ceiling },
+        };
+  if (!held)
+    return {
+      UpdateExpression: `SET ${bucket.set}`,
+      ConditionExpression: bucket.condition,
+      ExpressionAttributeValues: bucket.values,
+    };
+  return {
+    UpdateExpression: `SET ${bucket.set}, #slot = :lease`,
+    ConditionExpression: `(${bucket.condition}) AND (attribute_not_exists(#slot) OR #slot <= :now)`,
+    ExpressionAttributeNames: { '#slot': slotAttribute(held.slot) },
+    ExpressionAttributeValues: { ...bucket.values, ':lease': held.leaseEnd },
+  };
 }
 
 /**

@@ -128,7 +128,7 @@ describe('takeWriteToken under a concurrency cap (slots leased on the same item)
     expect(second).toMatchObject({
       UpdateExpression: 'SET tat = tat + :token, #slot = :lease',
       ConditionExpression:
-        'tat > :now AND tat <= :ceiling AND (attribute_not_exists(#slot) OR #slot <= :now)',
+        '(tat > :now AND tat <= :ceiling) AND (attribute_not_exists(#slot) OR #slot <= :now)',
       ExpressionAttributeNames: { '#slot': 'slot1' },
     });
   });
