@@ -48,7 +48,7 @@ describe('per-firm concurrency cap (FIRM_WRITE_CONCURRENCY=1, LOCAL_INSTANCES=4)
     const recordsBefore = (await chainOf(stack, firm.key)).length;
 
     const first = call(stack, 'POST', '/v1/incidents', { key: firm.key, body: incidentBody(1) });
-    await pause(SIGN_MS / 3);
+    await pause(SIGN_MS / 2);
     const second = await call(stack, 'POST', '/v1/incidents', { key: firm.key, body: incidentBody(2) });
     expectCapRefusal(second);
     const told = Date.now();
@@ -96,11 +96,12 @@ describe('a slot whose request died with the whole stack', () => {
   });
 
   it('is held until its lease runs out, then free again', async () => {
-    const LEASE_S = 20;
+    // The default lease (FIRM_WRITE_SLOT_SECONDS unset): long enough for the restart to come well within it.
+    const LEASE_S = 30;
     const limits = { FIRM_WRITE_RATE_PER_S: '1000', FIRM_WRITE_BURST: '1000', FIRM_WRITE_CONCURRENCY: '1' };
     const first = await startStack({
       instances: 2,
-      env: { ...limits, FIRM_WRITE_SLOT_SECONDS: String(LEASE_S), SIGNER_LATENCY_MS: '5000' },
+      env: { ...limits, SIGNER_LATENCY_MS: '5000' },
     });
     const firm = await onboardFirm(first);
     const taken = Date.now();
