@@ -22,6 +22,7 @@ import {
   limitFirmWrites,
   refuseHeldCredential,
   releaseWriteSlot,
+  runWithWriteSlot,
   withRateLimitHeaders,
 } from './rate-limit.js';
 import { toApiResponse, withoutBody, type HttpResult } from './response.js';
@@ -130,7 +131,8 @@ export function defineHandler<
           deps,
           { route: route as RouteDef, event, principal, body: event.body },
           async () => {
-            const result = await fn(request);
+            // Under a concurrency cap, the request's first ledger append gives its slot back (rate-limit.ts).
+            const result = await runWithWriteSlot(deps, event, () => fn(request));
             const answer = toApiResponse(result, requestId);
             if (answer.body !== undefined && Buffer.byteLength(answer.body) > MAX_RESPONSE_BODY_BYTES)
               throw new UnprocessableError(

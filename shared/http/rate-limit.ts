@@ -5,7 +5,13 @@ import { RateLimitedError } from '../errors.js';
 import type { RouteDef } from '../routes/route.js';
 import type { Deps } from '../runtime/deps.js';
 import { logger } from '../runtime/logger.js';
-import { releaseFirmWriteSlot, takeFirmWriteToken, type WriteAdmission } from '../services/write-limits.js';
+import {
+  firmWriteSlotGiveBack,
+  releaseFirmWriteSlot,
+  takeFirmWriteToken,
+  type WriteAdmission,
+} from '../services/write-limits.js';
+import { runHoldingSlot } from '../store/write-slot-context.js';
 import { heldRefusal, holdKey, holdRefusal } from './refusal-holds.js';
 
 /** The policy's name in RateLimit-Policy and RateLimit: the firm's ledger-writing requests. */
@@ -16,8 +22,11 @@ export const isLimitedRoute = (route: RouteDef): boolean => route.permissions.si
 
 /** The headers of the request's answer, kept from the check until the answer (success or error) is built. */
 const headersOf = new WeakMap<object, Record<string, string>>();
-/** The slot an admitted request holds under its firm's concurrency cap, kept until its answer is built. */
-const slotsOf = new WeakMap<object, { firmId: string; admission: WriteAdmission }>();
+/**
+ * The slot an admitted request holds under its firm's concurrency cap, kept until its answer is built; `given`
+ * once a ledger append of the request gave it back in its own transaction.
+ */
+const slotsOf = new WeakMap<object, { firmId: string; admission: WriteAdmission; given: boolean }>();
 
 /**
  * A refusal this instance holds for the request's credential on this route (./refusal-holds.ts): 429 at once,
@@ -59,7 +68,7 @@ export async function limitFirmWrites(
   if (!taken) return;
   if (taken.view.allowed) {
     headersOf.set(event, rateLimitHeaders(taken.policy, taken.view));
-    if (taken.slot) slotsOf.set(event, { firmId: principal.firmId, admission: taken });
+    if (taken.slot) slotsOf.set(event, { firmId: principal.firmId, admission: taken, given: false });
     return;
   }
   const refusedBy = taken.refusedBy ?? 'rate';
@@ -89,13 +98,33 @@ function refuse(
 }
 
 /**
- * Gives back the slot the request holds under its firm's concurrency cap, if any, once its answer (success or
- * error) is built; at most once per request. A failure is logged, not answered: the slot's lease runs out.
+ * Runs the request's work with its slot's give-back in context, so that its first ledger append gives the slot
+ * back in its own transaction (store/write-slot-context.ts); without a slot, just runs it.
+ */
+export async function runWithWriteSlot<T>(
+  deps: Deps,
+  event: APIGatewayProxyEventV2,
+  fn: () => Promise<T>,
+): Promise<T> {
+  const held = slotsOf.get(event);
+  const giveBack = held && firmWriteSlotGiveBack(deps, held.firmId, held.admission);
+  if (!held || !giveBack) return fn();
+  const { outcome, given } = await runHoldingSlot(giveBack, fn);
+  held.given = given;
+  if (outcome.status === 'rejected') throw outcome.reason;
+  return outcome.value;
+}
+
+/**
+ * Gives back the slot the request holds under its firm's concurrency cap, if no append of it did, once its
+ * answer (success or error) is built; at most once per request. A failure is logged, not answered: the slot's
+ * lease runs out.
  */
 export async function releaseWriteSlot(deps: Deps, event: APIGatewayProxyEventV2): Promise<void> {
   const held = slotsOf.get(event);
   if (!held) return;
   slotsOf.delete(event);
+  if (held.given) return;
   try {
     await releaseFirmWriteSlot(deps, held.firmId, held.admission);
   } catch (error) {

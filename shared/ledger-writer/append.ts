@@ -7,6 +7,7 @@ import type { Deps } from '../runtime/deps.js';
 import type { TransactItem } from '../store/conditional-write.js';
 import { markWith } from '../store/idempotency-context.js';
 import { LOST_RACE, type LostRace } from '../store/lost-race.js';
+import { slotGiveBack } from '../store/write-slot-context.js';
 import type { PendingAppend } from './append-batch.js';
 import type { Sequenced } from './batch-commit.js';
 import { sequence } from './sequencer.js';
@@ -101,6 +102,8 @@ async function appendOnce(
   const extras = [...checked, ...created];
   // A request holding an Idempotency-Key marks it used in the record's own transaction (issue 19, part 3).
   const mark = markWith(deps, recordId);
+  // A request holding a slot under its firm's concurrency cap gives it back in the same transaction (issue 19).
+  const giveBack = slotGiveBack();
   const append: PendingAppend = {
     recordId,
     firmId: input.firmId,
@@ -111,11 +114,16 @@ async function appendOnce(
     documentMetadata: JSON.parse(JSON.stringify(input.documentMetadata)) as Record<string, unknown>,
     reviewJobId: input.reviewJobId ?? null,
     requestedAt: isoNow(deps.clock),
-    extras: mark ? [...extras, mark.item] : extras,
+    extras: [...extras, ...(mark ? [mark.item] : []), ...(giveBack ? [giveBack.item] : [])],
     timestampToken,
     ...(created.length > 0 ? { unchecked: created.map((_, i) => checked.length + i) } : {}),
   };
-  const result = await sequence(deps, append);
+  let result: Sequenced | undefined;
+  try {
+    result = await sequence(deps, append);
+  } finally {
+    giveBack?.settle(result?.status === 'committed');
+  }
   if (mark && result.status === 'failed' && result.failedItem === extras.length) throw mark.takenOver();
   if (mark && result.status === 'committed') mark.committed();
   return result;

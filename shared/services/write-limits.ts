@@ -10,7 +10,13 @@ import {
 import { firmWriteLimits, type FirmWriteLimits } from '../runtime/config.js';
 import type { Deps } from '../runtime/deps.js';
 import { getFirm } from '../store/firm-store.js';
-import { releaseWriteSlot, takeWriteToken, type HeldSlot } from '../store/rate-limit-store.js';
+import {
+  releaseWriteSlot,
+  slotGiveBackItem,
+  takeWriteToken,
+  type HeldSlot,
+} from '../store/rate-limit-store.js';
+import type { TransactItem } from '../store/conditional-write.js';
 
 /** How long an instance keeps a firm's plan-derived policy before reading the firm again. */
 const PLAN_TTL_MS = 60_000;
@@ -92,6 +98,15 @@ export async function takeFirmWriteToken(deps: Deps, firmId: string): Promise<Wr
  */
 function concurrencyHoldUntil(now: number, view: BucketView): number {
   return now + view.nextTokenSeconds * 1_000_000;
+}
+
+/** The write that gives the slot back when a ledger append carries it (store/write-slot-context.ts). */
+export function firmWriteSlotGiveBack(
+  deps: Deps,
+  firmId: string,
+  admission: WriteAdmission,
+): TransactItem | undefined {
+  return admission.slot ? slotGiveBackItem(deps, firmId, admission.slot) : undefined;
 }
 
 /** Gives back the slot an admitted request held (after its answer is built). */

@@ -3,7 +3,7 @@ import { freeSlot, type SlotLeases } from '../domain/rate-limit/write-slots.js';
 import { ServiceUnavailableError } from '../errors.js';
 import { firmWriteSlotSeconds } from '../runtime/config.js';
 import type { Deps } from '../runtime/deps.js';
-import { updateConditionally, type UpdateOutcome } from './conditional-write.js';
+import { updateConditionally, type TransactItem, type UpdateOutcome } from './conditional-write.js';
 import { keys } from './keys.js';
 import { LOST_RACE, retryOnLostRace } from './lost-race.js';
 
@@ -158,6 +158,21 @@ export async function releaseWriteSlot(
     ExpressionAttributeValues: { ':lease': held.leaseEnd },
   });
   if (outcome.status === 'committed') remember(firmId, seenIn(outcome.item, cap));
+}
+
+/**
+ * The slot's give-back as a write of the request's first ledger append (./write-slot-context.ts): REMOVE slotN,
+ * unconditional, so it can never fail the batch it rides in.
+ */
+export function slotGiveBackItem(deps: Deps, firmId: string, held: HeldSlot): TransactItem {
+  return {
+    Update: {
+      TableName: deps.tables.main,
+      Key: keys.writeBucket(firmId),
+      UpdateExpression: 'REMOVE #slot',
+      ExpressionAttributeNames: { '#slot': slotAttribute(held.slot) },
+    },
+  };
 }
 
 function concurrencyRefusal(seen: Seen, now: number): BucketResult {

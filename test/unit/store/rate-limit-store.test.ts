@@ -1,6 +1,10 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { releaseWriteSlot, takeWriteToken } from '../../../shared/store/rate-limit-store.js';
+import {
+  releaseWriteSlot,
+  slotGiveBackItem,
+  takeWriteToken,
+} from '../../../shared/store/rate-limit-store.js';
 import { mockedStore } from '../../support/mocked-store.js';
 
 /**
@@ -214,5 +218,18 @@ describe('releaseWriteSlot', () => {
       releaseWriteSlot(deps, newFirm(), 2, { slot: 1, leaseEnd: T0 + 30 * S }),
     ).resolves.toBeUndefined();
     expect(db.commandCalls(UpdateCommand)).toHaveLength(1);
+  });
+});
+
+describe('slotGiveBackItem', () => {
+  it('is an unconditional REMOVE of the slot, so it can never fail the append it rides in', () => {
+    expect(slotGiveBackItem(deps, 'f9', { slot: 1, leaseEnd: T0 })).toEqual({
+      Update: {
+        TableName: 'main',
+        Key: { pk: 'FIRM#f9', sk: 'RATELIMIT#WRITES' },
+        UpdateExpression: 'REMOVE #slot',
+        ExpressionAttributeNames: { '#slot': 'slot1' },
+      },
+    });
   });
 });
