@@ -9,9 +9,9 @@ import type { TransactItem } from './conditional-write.js';
  * its slot back after its answer instead (shared/http/rate-limit.ts).
  *
  * Unconditional, so it can never fail the batch it rides in. Safe because the slot's lease outlasts any request:
- * the slot is still this request's when its append commits. One exception: an append intent left by a request
- * that died, committed later by the next holder, may free a slot another request took meanwhile; the cap is
- * then exceeded by one request, once.
+ * the slot is still this request's when its append commits. One exception: an append intent whose request
+ * answered without it (it died, or stopped waiting: 503), committed later by the next holder, may free a slot
+ * another request took meanwhile; the cap is then exceeded by one request, once.
  */
 interface SlotScope {
   readonly giveBack: TransactItem;
