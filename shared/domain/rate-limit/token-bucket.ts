@@ -68,7 +68,7 @@ export interface BucketView {
 /** After a token was taken and the bucket's tat became `tat`. */
 export function admitted(policy: WritePolicy, now: number, tat: number): BucketView {
   const token = tokenMicros(policy);
-  const credit = Math.max(0, now + policy.burst * token - tat);
+  const credit = creditMicros(policy, now, tat);
   const remaining = Math.min(policy.burst - 1, Math.floor(credit / token));
   const untilNext = token - (credit - remaining * token);
   return { allowed: true, remaining, nextTokenSeconds: wholeSeconds(untilNext) };
@@ -85,13 +85,16 @@ export function refused(policy: WritePolicy, now: number, tat: number): BucketVi
  * which the soonest Retry-After (1 s) covers.
  */
 export function notDrawn(policy: WritePolicy, now: number, tat: number): BucketView {
-  const token = tokenMicros(policy);
-  const credit = Math.max(0, now + policy.burst * token - tat);
   return {
     allowed: false,
-    remaining: Math.min(policy.burst, Math.floor(credit / token)),
+    remaining: Math.min(policy.burst, Math.floor(creditMicros(policy, now, tat) / tokenMicros(policy))),
     nextTokenSeconds: 1,
   };
+}
+
+/** The bucket's content at `now` given its tat, in microseconds of tokens: (now + burst·T − tat), at least 0. */
+function creditMicros(policy: WritePolicy, now: number, tat: number): number {
+  return Math.max(0, now + policy.burst * tokenMicros(policy) - tat);
 }
 
 /** The policy's window for RateLimit-Policy: the seconds a drained bucket takes to fill (≥ 1, rounded up). */
