@@ -59,7 +59,8 @@ type Event = APIGatewayProxyEventV2 & { body?: unknown };
  * validation of params, query and body, then the route's function; every error becomes the error envelope in
  * one place. A ledger-writing route checks the firm's write limits right after authentication, and a refusal
  * this instance already holds for the credential before it; a slot taken under the firm's concurrency cap is
- * given back once the answer, success or error, is built (rate-limit.ts).
+ * given back by the request's first ledger append, or else once the answer, success or error, is built
+ * (rate-limit.ts).
  * A HEAD request (routes with `head`) gets the GET's answer without its body.
  */
 export function defineHandler<

@@ -53,9 +53,11 @@ export function refuseHeldCredential(deps: Deps, route: RouteDef, event: APIGate
  * defineHandler after authentication and before the body is read: takes a token from the firm's bucket and,
  * under a concurrency cap, a slot with it (one conditional UpdateItem), or refuses with RATE_LIMITED (429,
  * Retry-After), nothing written. A refusal, by the bucket or by the cap, is held for the credential until its
- * Retry-After (refuseHeldCredential; services/write-limits.ts says how long). Either way the answer carries RateLimit-Policy and RateLimit. A slot taken is given back by releaseWriteSlot
- * once the answer is built. No limit configured, a public route or a route that does not write the ledger:
- * nothing happens, no DynamoDB call. Worker-side appends never come here: the limit is on a firm's requests.
+ * Retry-After (refuseHeldCredential; services/write-limits.ts says how long). Either way the answer carries
+ * RateLimit-Policy and RateLimit. A slot taken is given back by the request's first ledger append
+ * (runWithWriteSlot), or else by releaseWriteSlot once the answer is built. No limit configured, a public route
+ * or a route that does not write the ledger: nothing happens, no DynamoDB call. Worker-side appends never come
+ * here: the limit is on a firm's requests.
  */
 export async function limitFirmWrites(
   deps: Deps,

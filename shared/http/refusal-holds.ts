@@ -8,9 +8,9 @@ import { presentedCredential } from './credential-headers.js';
  * The refusals this instance holds (docs/architecture.md §5, "Fair per-firm limits"): after the firm's bucket
  * (or its concurrency cap) refused a credential on a limited route, the same credential on the same route is
  * refused again from memory until `refusalHoldUntil` (token-bucket.ts; for the cap, the Retry-After it was told,
- * services/write-limits.ts), before authentication and without any DynamoDB call. A refused
- * request then costs almost nothing, so a firm sending far beyond its limit cannot take the instances and the
- * storage every other firm's requests need.
+ * services/write-limits.ts), before authentication and without any DynamoDB call. A refused request then costs
+ * almost nothing, so a firm sending far beyond its limit cannot take the instances and the storage every other
+ * firm's requests need.
  *
  * Only a credential that authenticated and passed the route's role checks is ever held, so a hold never turns
  * a 401 or a 403 into anything but the 429 its credential already got; a key revoked (or a token expired) during

@@ -84,7 +84,7 @@ export const ENV = {
   firmWriteRatePerSecond: 'FIRM_WRITE_RATE_PER_S',
   /** With FIRM_WRITE_RATE_PER_S: the firm's bucket size (default: one second's worth, at least 1). */
   firmWriteBurst: 'FIRM_WRITE_BURST',
-  /** With FIRM_WRITE_RATE_PER_S: the firm's ledger-writing requests in flight at once, at most ("0" or unset: no cap). */
+  /** With FIRM_WRITE_RATE_PER_S: a firm's ledger-writing requests in flight at once, at most (0 or unset: no cap). */
   firmWriteConcurrency: 'FIRM_WRITE_CONCURRENCY',
   /**
    * How long a ledger-writing request's slot is leased (seconds, default 30: longer than any request runs), so a
@@ -97,8 +97,8 @@ export const ENV = {
 
 /**
  * Where a firm's ledger-writing limit comes from (docs/architecture.md §5, "Fair per-firm limits"):
- * FIRM_WRITE_RATE_PER_S (and FIRM_WRITE_BURST, FIRM_WRITE_CONCURRENCY) when set, the same for every firm ("0": none); else in AWS the
- * firm's plan (PLAN_WRITE_LIMITS), and in the embedded stack no limit at all.
+ * FIRM_WRITE_RATE_PER_S (and FIRM_WRITE_BURST, FIRM_WRITE_CONCURRENCY) when set, the same for every firm ("0":
+ * none); else in AWS the firm's plan (PLAN_WRITE_LIMITS), and in the embedded stack no limit at all.
  */
 export type FirmWriteLimits = { kind: 'none' } | { kind: 'fixed'; policy: WritePolicy } | { kind: 'plan' };
 
@@ -119,7 +119,7 @@ export function firmWriteLimits(): FirmWriteLimits {
   return { kind: 'fixed', policy: { ratePerSecond, burst, ...(concurrency > 0 ? { concurrency } : {}) } };
 }
 
-/** How long a ledger-writing request's in-flight slot is leased, in seconds (FIRM_WRITE_SLOT_SECONDS, default 30). */
+/** How long a ledger-writing request's slot is leased, in seconds (FIRM_WRITE_SLOT_SECONDS, default 30). */
 export const firmWriteSlotSeconds = (): number => Math.max(1, intEnv(ENV.firmWriteSlotSeconds, 30));
 
 /** The signer wrapper's settings (shared/adapters/throttled-signer.ts), the same in AWS and locally. */

@@ -54,7 +54,7 @@ export interface WriteAdmission {
   holdUntil: number | null;
   /** Which limit refused, for a refusal. */
   refusedBy?: 'rate' | 'concurrency';
-  /** An admitted request under a concurrency cap: the slot it holds until releaseFirmWriteSlot. */
+  /** Admitted under a concurrency cap: the slot held until its append or releaseFirmWriteSlot frees it. */
   slot?: HeldSlot;
 }
 

@@ -7,9 +7,10 @@
  *
  * The cap's state is one lease per slot, `concurrency` slots numbered from 0, each the instant (microseconds
  * since the epoch) its holder's lease ends, or absent when free. A request takes a free slot (absent, or its
- * lease already ended: a holder that crashed gives its slot back when the lease runs out) and frees it when its
- * answer is built. The lease outlasts any request (API Gateway answers within 30 s), so a live holder never
- * loses its slot. Pure arithmetic; the store keeps the leases on the bucket's item (shared/store/rate-limit-store.ts).
+ * lease already ended: a holder that crashed gives its slot back when the lease runs out) and frees it with its
+ * first ledger append, or else once its answer is built. The lease outlasts any request (API Gateway answers
+ * within 30 s), so a live holder never loses its slot. Pure arithmetic; the store keeps the leases on the
+ * bucket's item (shared/store/rate-limit-store.ts).
  */
 
 /** The leases as last seen, by slot number; a slot missing or undefined is free. */
