@@ -7,10 +7,13 @@
  * a time), SIGNER_LATENCY_MS (0) and SIGNER_RATE_LIMIT (0: unlimited) for a signer that behaves like KMS,
  * LOCAL_DYNAMO_METRICS (false; true counts DynamoDB reads into GET /__local/metrics, for bench/reads).
  * It also serves the web console at /console/ (console/dist, built by npm start when stale) and the dev issuer's
- * OIDC sign-in for it under /dev-issuer/ (docs/console.md).
+ * OIDC sign-in for it under /dev-issuer/ (docs/console.md), at whatever address the browser used: HOST (the
+ * address to listen on, 127.0.0.1; 0.0.0.0 for other machines on the network) and ALLOWED_HOSTS (host names,
+ * beyond localhost, IP addresses, this machine's name and PUBLIC_BASE_URL's, at which the console may sign in).
  */
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
+import { isIP, type AddressInfo } from 'node:net';
+import { hostname } from 'node:os';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { APIGatewayProxyStructuredResultV2, SQSBatchResponse } from 'aws-lambda';
@@ -30,6 +33,7 @@ import { LocalSigner } from '../shared/adapters/local/local-signer.js';
 import { presignedUploadHandler, UrlSigningSecret } from '../shared/adapters/local/presigned-uploads.js';
 import { LocalQueue, lambdaContext } from '../shared/adapters/local/local-queue.js';
 import { SignerQuota } from '../shared/adapters/local/signer-quota.js';
+import { parseAllowedHosts, requestOrigin } from '../shared/adapters/local/request-origin.js';
 import { DynamoMeter } from '../shared/adapters/local/dynamo-meter.js';
 import { httpRoutes } from '../shared/routes.js';
 import { ENV, intEnv, optionalEnv } from '../shared/runtime/config.js';
@@ -50,6 +54,14 @@ logger.setLogLevel((process.env.LOG_LEVEL as 'DEBUG' | 'INFO' | 'WARN' | 'ERROR'
 
 const dataDir = resolve(optionalEnv('DATA_DIR', '.data'));
 const port = intEnv('PORT', 3000);
+const listenHost = optionalEnv('HOST', '127.0.0.1');
+// The console and its sign-in answer at the origin the browser used, when its Host is one a browser could not
+// have been sent to by another site (shared/adapters/local/request-origin.ts).
+const originOf = requestOrigin({
+  publicBaseUrl: process.env[ENV.publicBaseUrl] || undefined,
+  hostname: hostname(),
+  allowedHosts: parseAllowedHosts(optionalEnv('ALLOWED_HOSTS', '')),
+});
 const instanceCount = intEnv(ENV.localInstances, 0);
 // One quota and one set of Sign counters for the whole stack, in shared memory every instance draws on.
 const signerQuota = SignerQuota.create(intEnv(ENV.signerRateLimit, 0));
@@ -82,25 +94,7 @@ const presignedUploads = presignedUploadHandler({
 });
 
 let invoke: Invoke = () => Promise.reject(new Error('The local stack is not ready'));
-let baseUrl = '';
-// The web console (issue 16): console/dist at /console/ with its generated config.json, and the dev issuer's
-// sign-in for it (authorization code + PKCE; local development only, Cognito's hosted UI in AWS).
-const consoleSite = consoleSiteHandler({
-  distDir: resolve(root, 'console/dist'),
-  settings: () => {
-    const urls = consoleUrls(baseUrl);
-    return {
-      apiBaseUrl: baseUrl,
-      issuer: DEV_ISSUER,
-      discoveryUrl: urls.discoveryUrl,
-      clientId: CONSOLE_CLIENT_ID,
-      redirectUri: urls.redirectUri,
-      postLogoutRedirectUri: urls.home,
-      logoutUrl: null,
-      localDevelopment: true,
-    };
-  },
-});
+let consoleSite: ReturnType<typeof consoleSiteHandler> | undefined = undefined;
 let devAuthorization: ReturnType<typeof devAuthorizationHandler> | undefined = undefined;
 
 const server = createApiServer({
@@ -116,7 +110,7 @@ const server = createApiServer({
   },
   localPaths: async (request, response, readBody) => {
     if (devAuthorization && (await devAuthorization(request, response, readBody))) return true;
-    if (await consoleSite(request, response, readBody)) return true;
+    if (consoleSite && (await consoleSite(request, response, readBody))) return true;
     // The stack's Sign counters (and DynamoDB reads, when metered), across every instance (benches, tests).
     if (request.method === 'GET' && request.url === '/__local/metrics') {
       response.writeHead(200, { 'content-type': 'application/json' });
@@ -126,12 +120,40 @@ const server = createApiServer({
     return presignedUploads(request, response, readBody);
   },
 });
-await new Promise<void>((listening) => server.listen(port, '127.0.0.1', listening));
-baseUrl = `http://localhost:${(server.address() as AddressInfo).port}`;
+await new Promise<void>((listening) => server.listen(port, listenHost, listening));
+// The server's own URL (the API's JWKS, presigned object URLs, certificates' default links): localhost, unless
+// it listens on one address other than the loopback or every interface.
+const ownHost = ['127.0.0.1', '::1', '0.0.0.0', '::', 'localhost'].includes(listenHost)
+  ? 'localhost'
+  : isIP(listenHost) === 6
+    ? `[${listenHost}]`
+    : listenHost;
+const baseUrl = `http://${ownHost}:${(server.address() as AddressInfo).port}`;
+// The web console (issue 16): console/dist at /console/ with its generated config.json, and the dev issuer's
+// sign-in for it (authorization code + PKCE; local development only, Cognito's hosted UI in AWS).
+consoleSite = consoleSiteHandler({
+  distDir: resolve(root, 'console/dist'),
+  originOf,
+  // Presigned document URLs are on the server's own base URL, framed by the review page.
+  objectsOrigin: baseUrl,
+  settings: (origin) => {
+    const urls = consoleUrls(origin);
+    return {
+      apiBaseUrl: origin,
+      issuer: DEV_ISSUER,
+      discoveryUrl: urls.discoveryUrl,
+      clientId: CONSOLE_CLIENT_ID,
+      redirectUri: urls.redirectUri,
+      postLogoutRedirectUri: urls.home,
+      logoutUrl: null,
+      localDevelopment: true,
+    };
+  },
+});
 devAuthorization = devAuthorizationHandler({
   issuer: devIssuer,
   deps: createLocalDeps({ dataDir, dynamoEndpoint: dynamo.endpoint, baseUrl }),
-  baseUrl: () => baseUrl,
+  originOf,
 });
 // Certificates link to this server's verification page unless PUBLIC_BASE_URL names another address.
 process.env[ENV.publicBaseUrl] ||= baseUrl;
