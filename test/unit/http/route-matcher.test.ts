@@ -25,21 +25,21 @@ describe('createRouteMatcher', () => {
     expect(found.kind === 'route' && found.rawPathParameters).toEqual({ id: 'a%2Fb' });
   });
 
-  it('prefers a literal segment over a parameter for the same method, as API Gateway does', () => {
+  it('resolves a path to its most specific template first: a literal segment wins over a parameter', () => {
     expect(match('POST', '/v1/jobs/batch')).toMatchObject({ route: { path: '/v1/jobs/batch' } });
-    // GET has no literal route: the parameter route takes it.
-    expect(match('GET', '/v1/jobs/batch')).toMatchObject({ route: { path: '/v1/jobs/{id}' } });
+    // /v1/jobs/batch is its own path, which has no GET: never /v1/jobs/{id} with id "batch".
+    expect(match('GET', '/v1/jobs/batch')).toEqual({ kind: 'method-not-allowed', allow: ['POST'] });
+    expect(match('GET', '/v1/jobs/batches')).toMatchObject({ route: { path: '/v1/jobs/{id}' } });
   });
 
-  it('answers a known path with another method by the methods it has, in a fixed order', () => {
+  it('answers a known path with another method by the methods of that path alone, in a fixed order', () => {
     expect(match('PUT', '/v1/jobs/x')).toEqual({
       kind: 'method-not-allowed',
       allow: ['GET', 'POST', 'DELETE'],
     });
-    expect(match('PATCH', '/v1/jobs/batch')).toEqual({
-      kind: 'method-not-allowed',
-      allow: ['GET', 'POST', 'DELETE'],
-    });
+    // Not the methods of /v1/jobs/{id}, which the path also fits.
+    expect(match('PATCH', '/v1/jobs/batch')).toEqual({ kind: 'method-not-allowed', allow: ['POST'] });
+    expect(match('DELETE', '/v1/jobs/batch')).toEqual({ kind: 'method-not-allowed', allow: ['POST'] });
     expect(match('POST', '/health')).toEqual({ kind: 'method-not-allowed', allow: ['GET', 'HEAD'] });
   });
 
@@ -73,6 +73,9 @@ describe('createRouteMatcher', () => {
       kind: 'method-not-allowed',
       allow: ['GET', 'POST'],
     });
+    // Issue 33: /v1/incidents/stats has GET alone, though /v1/incidents/{id} also has POST.
+    for (const method of ['DELETE', 'POST'])
+      expect(real(method, '/v1/incidents/stats')).toEqual({ kind: 'method-not-allowed', allow: ['GET'] });
   });
 });
 
