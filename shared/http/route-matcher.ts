@@ -56,9 +56,8 @@ function moreSpecificFirst(a: CompiledPath, b: CompiledPath): number {
  * whose `Allow` lists exactly that template's methods, the ones the description documents for the path.
  *
  * Used by the local gateway and by the `$default` function in AWS (functions/platform/unmatched-route.ts). API
- * Gateway itself picks among the route keys of the request's method, so it differs in one case: a method a
- * literal path lacks but a parameter path beside it has (POST /v1/incidents/stats goes to POST
- * /v1/incidents/{id}, an update of the incident "stats"); see docs/architecture.md.
+ * Gateway itself picks among the route keys of the request's method; the pairs where that differs are sent to
+ * `$default` by route keys of their own (shadowed-routes.ts, lib/api.ts).
  */
 export function createRouteMatcher(
   routes: readonly HttpRoute[],
