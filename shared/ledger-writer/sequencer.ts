@@ -236,7 +236,7 @@ async function awaitRecord(
  * second look: about right. Later: the first look came too soon by about `lateMs`, so wait half of that longer.
  * Measuring the whole turnaround instead (intent to record found) feeds the wait back into itself: with the first
  * look at 80 % of it, askers settled on waiting ~150 ms for records committed ~80 ms after their intents, i.e. found
- * them ~80 ms late (docs/benchmarks.md).
+ * them ~80 ms late (docs/benchmarks-history.md).
  */
 export function firstLookAfter(firstWait: number, looks: number, lateMs: number): number {
   const next = looks === 1 ? firstWait * 0.8 : looks === 2 ? firstWait : firstWait + lateMs / 2;
