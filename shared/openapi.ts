@@ -18,7 +18,9 @@ export function buildOpenApi(routes: readonly RouteDef[] = ROUTES): Record<strin
   convert(ErrorBody, 'output');
 
   const paths: Record<string, Record<string, unknown>> = {};
-  for (const { method, path, route, alias } of httpRoutes(routes)) {
+  for (const { method, path: routePath, route, alias } of httpRoutes(routes)) {
+    const path = openApiPath(routePath);
+    const greedy = greedyParameter(routePath);
     const parameters: unknown[] = [];
     for (const [location, schema] of [
       ['path', route.request.params],
@@ -36,6 +38,9 @@ export function buildOpenApi(routes: readonly RouteDef[] = ROUTES): Record<strin
           in: location,
           required: location === 'path' || (json.required ?? []).includes(name),
           ...(description ? { description } : {}),
+          // The rest of the path, slashes included (API Gateway's `{name+}`); OpenAPI templates have no such
+          // parameter, so the extension says it (test/support/contract.ts matches paths by it).
+          ...(location === 'path' && name === greedy ? { [GREEDY_EXTENSION]: true } : {}),
           schema: propertySchema,
         });
       }
@@ -52,6 +57,7 @@ export function buildOpenApi(routes: readonly RouteDef[] = ROUTES): Record<strin
       responses[status] = {
         description: response.description,
         ...(schema ? { content: { [response.contentType ?? 'application/json']: { schema } } } : {}),
+        ...(response.headers ? { headers: response.headers } : {}),
       };
     }
     const appends = route.permissions.sign || route.permissions.ledger === 'append';
@@ -142,6 +148,18 @@ export function buildOpenApi(routes: readonly RouteDef[] = ROUTES): Record<strin
     },
   };
 }
+
+/** Marks a path parameter that takes the rest of the path, slashes included (API Gateway's `{name+}`). */
+export const GREEDY_EXTENSION = 'x-greedy';
+
+/**
+ * A route's path as an OpenAPI path template: API Gateway's greedy `{name+}` becomes `{name}` (OpenAPI has no
+ * greedy syntax; the parameter carries GREEDY_EXTENSION instead).
+ */
+export const openApiPath = (path: string): string => path.replace(/\{(\w+)\+\}/g, '{$1}');
+
+/** The name of the route's greedy path parameter, if it has one. */
+const greedyParameter = (path: string): string | undefined => /\{(\w+)\+\}/.exec(path)?.[1];
 
 /** What holds for every operation, which the operations themselves cannot say. */
 const HTTP_SEMANTICS = [

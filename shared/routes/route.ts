@@ -46,8 +46,13 @@ export interface Permissions {
 export interface ResponseDef {
   description: string;
   schema?: z.ZodType;
-  /** Media type of the body; default application/json (the HTML verification page is text/html). */
+  /**
+   * Media type of the body; default application/json (the HTML verification page is text/html, the log's
+   * checkpoints and proofs text/plain, its tiles application/octet-stream).
+   */
   contentType?: string;
+  /** Headers of this answer worth documenting (OpenAPI header objects: Cache-Control, Retry-After). */
+  headers?: Record<string, { description: string; schema: { type: 'string' | 'integer' } }>;
 }
 
 export interface RouteDef<
@@ -58,7 +63,10 @@ export interface RouteDef<
 > {
   operationId: string;
   method: HttpMethod;
-  /** API Gateway path syntax: `/v1/ledger/records/{id}`. */
+  /**
+   * API Gateway path syntax: `/v1/ledger/records/{id}`; a last segment `{name+}` is greedy (the rest of the
+   * path, slashes included, as `name`).
+   */
   path: string;
   /**
    * A GET that also answers HEAD (the same function and headers, no body): the public GETs a client or monitor
