@@ -1,14 +1,14 @@
 import { IdParam } from '../schemas/common.js';
 import { EvidenceBundle, ExportEvidenceQuery, RecordEvidenceBundle } from '../schemas/evidence.js';
 import { LedgerRecord, LedgerRecordPage, ListRecordsQuery } from '../schemas/ledger.js';
-import { ANY_CREDENTIAL, route } from './route.js';
+import { ANY_CREDENTIAL, ANY_CREDENTIAL_OR_AUDITOR, route } from './route.js';
 
 export const listRecords = route({
   operationId: 'listLedgerRecords',
   method: 'GET',
   path: '/v1/ledger/records',
   handler: 'functions/ledger/list-records',
-  auth: ANY_CREDENTIAL,
+  auth: ANY_CREDENTIAL_OR_AUDITOR,
   permissions: { main: 'read', ledger: 'read' },
   tag: 'Ledger',
   summary: "List the firm's ledger records",
@@ -23,7 +23,7 @@ export const getRecord = route({
   method: 'GET',
   path: '/v1/ledger/records/{id}',
   handler: 'functions/ledger/get-record',
-  auth: ANY_CREDENTIAL,
+  auth: ANY_CREDENTIAL_OR_AUDITOR,
   permissions: { main: 'read', ledger: 'read' },
   tag: 'Ledger',
   summary: 'One ledger record',
