@@ -26,6 +26,7 @@ import { ensureTables, startDynamoLocal } from '../shared/adapters/local/dynamod
 import { FsObjectStore } from '../shared/adapters/local/fs-object-store.js';
 import { handlerModules } from '../shared/adapters/local/handler-modules.js';
 import { InstancePool } from '../shared/adapters/local/instance-pool.js';
+import { LocalNoteSigner } from '../shared/adapters/local/local-note-signer.js';
 import { LocalSigner } from '../shared/adapters/local/local-signer.js';
 import { presignedUploadHandler, UrlSigningSecret } from '../shared/adapters/local/presigned-uploads.js';
 import { LocalQueue, lambdaContext } from '../shared/adapters/local/local-queue.js';
@@ -160,6 +161,7 @@ if (instanceCount === 0) {
 } else {
   // The signing key is created here once, before any instance reads it.
   new LocalSigner(paths.signingKey);
+  new LocalNoteSigner(paths.checkpointKey);
   const instancePool = new InstancePool(
     instanceCount,
     {

@@ -11,6 +11,11 @@ export function signingKeyAlias(stage: string): string {
   return stageSigningKeyAlias(stage, 1);
 }
 
+/** The alias of a stage's Ed25519 checkpoint key. */
+export function checkpointKeyAlias(stage: string): string {
+  return `alias/gls-${stage}-log-checkpoint`;
+}
+
 export interface LedgerSigningProps {
   stage: StageSettings;
   /**
@@ -36,6 +41,8 @@ export class LedgerSigning extends Construct {
   readonly keys: Key[];
   /** The keys functions may Sign with: all but the retired ones. */
   readonly signingKeys: Key[];
+  /** The Ed25519 key that signs the firms' log checkpoints beside the ledger key (retained like every key). */
+  readonly checkpointKey: Key;
 
   /** The original key (kept for callers that knew only one). */
   get key(): Key {
@@ -64,6 +71,22 @@ export class LedgerSigning extends Construct {
         }),
     );
     this.signingKeys = this.keys.slice(retired);
+    this.checkpointKey = new Key(this, 'CheckpointKey', {
+      description: `Governance ledger (${props.stage.name}): signs verifiable-log checkpoints (Ed25519, type 0x01)`,
+      keySpec: KeySpec.ECC_NIST_EDWARDS25519,
+      keyUsage: KeyUsage.SIGN_VERIFY,
+      alias: checkpointKeyAlias(props.stage.name),
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+  }
+
+  /**
+   * The log's Ed25519 checkpoint key (issue 31): Sign (ED25519_SHA_512, RAW) and GetPublicKey for the one function
+   * that integrates and signs the firms' logs (the log-checkpoint worker), and CHECKPOINT_KEY_ID to reach it.
+   */
+  grantSignCheckpoints(fn: LambdaFunction): Grant {
+    fn.addEnvironment(ENV.checkpointKeyId, this.checkpointKey.keyArn);
+    return this.checkpointKey.grant(fn, 'kms:Sign', 'kms:GetPublicKey');
   }
 
   /**

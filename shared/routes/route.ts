@@ -45,6 +45,8 @@ export interface Permissions {
   activateUsers?: boolean;
   /** KMS Sign with the ledger key (every ledger append). */
   sign?: boolean;
+  /** KMS Sign with the Ed25519 checkpoint key (issue 31): the log-checkpoint worker alone. */
+  signCheckpoints?: boolean;
   /** KMS GetPublicKey only (publishing the key). */
   publicKey?: boolean;
   queues?: readonly QueueName[];

@@ -1,10 +1,12 @@
 import type { KMSClient } from '@aws-sdk/client-kms';
+import { KmsNoteSigner } from '../adapters/aws/kms-note-signer.js';
 import { KmsSigner } from '../adapters/aws/kms-signer.js';
 import { emfSignMetrics } from '../adapters/aws/sign-metrics.js';
 import { S3ObjectStore } from '../adapters/aws/s3-object-store.js';
 import { SqsQueue } from '../adapters/aws/sqs-queue.js';
 import { ThrottledSigner } from '../adapters/throttled-signer.js';
 import { systemClock } from '../ports/clock.js';
+import { noteSignerOf, type NoteSigner } from '../ports/note-signer.js';
 import type { Signer } from '../ports/signer.js';
 import { createDocumentClient } from '../store/dynamo.js';
 import { once } from '../once.js';
@@ -30,7 +32,7 @@ function notBundled(client: string): never {
  * KMS behind the Sign throttling wrapper, with Sign metrics (docs/architecture.md §5); a function that may only read
  * the public key (GLS_BUNDLE_SIGN "false") gets the bare signer, so its bundle carries none of it.
  */
-function withSignLimits(kms: KmsSigner): Signer {
+function withSignLimits(kms: Signer): Signer {
   return process.env.GLS_BUNDLE_SIGN === 'false'
     ? kms
     : new ThrottledSigner(kms, { ...signerLimits(), metrics: emfSignMetrics() });
@@ -54,6 +56,7 @@ export function createAwsDeps(): Deps {
   };
   let kmsClient: (() => Promise<KMSClient>) | undefined;
   const sharedClient = (load: () => Promise<KMSClient>) => (kmsClient ??= once(load));
+  let noteSigner: NoteSigner | undefined;
   let objects: S3ObjectStore | undefined;
   let queue: SqsQueue | undefined;
   let oidc: Deps['oidc'] | undefined;
@@ -83,6 +86,19 @@ export function createAwsDeps(): Deps {
               ),
             ),
           );
+    },
+    get noteSigner() {
+      // Only the log's integrator is granted the checkpoint key (lib/ledger.ts); the variable is set for it alone.
+      return process.env.GLS_BUNDLE_KMS === 'false' || !process.env[ENV.checkpointKeyId]
+        ? undefined
+        : (noteSigner ??= noteSignerOf(
+            withSignLimits(
+              new KmsNoteSigner(
+                sharedClient(async () => new (await import('@aws-sdk/client-kms')).KMSClient({})),
+                requireEnv(ENV.checkpointKeyId),
+              ),
+            ),
+          ));
     },
     get objects() {
       return process.env.GLS_BUNDLE_S3 === 'false'

@@ -44,6 +44,9 @@ export const ENV = {
   webhooksQueueUrl: 'WEBHOOKS_QUEUE_URL',
   certificatesQueueUrl: 'CERTIFICATES_QUEUE_URL',
   userActivationQueueUrl: 'USER_ACTIVATION_QUEUE_URL',
+  logCheckpointQueueUrl: 'LOG_CHECKPOINT_QUEUE_URL',
+  /** The KMS Ed25519 key (ECC_NIST_EDWARDS25519) that signs checkpoints as signature type 0x01 (issue 31). */
+  checkpointKeyId: 'CHECKPOINT_KEY_ID',
   /** Public base URL certificates print (verification link, QR code); the embedded stack sets its own. */
   publicBaseUrl: 'PUBLIC_BASE_URL',
   oidcIssuer: 'OIDC_ISSUER',
@@ -93,6 +96,15 @@ export const ENV = {
   firmWriteSlotSeconds: 'FIRM_WRITE_SLOT_SECONDS',
   /** Age (hours) of a firm's last backup reconciliation before the scheduled run reconciles it again (issue 14). */
   backupReconcileMaxAgeHours: 'RECONCILE_MAX_AGE_HOURS',
+  /** A firm with new records gets a new checkpoint within this long of their commit (ms, default 1000; issue 31). */
+  checkpointIntervalMs: 'CHECKPOINT_INTERVAL_MS',
+  /**
+   * Checkpoint Signs per second the whole account may spend (default 20; each checkpoint costs 2): beyond it,
+   * checkpoints of the active firms come further apart than CHECKPOINT_INTERVAL_MS (0: no budget).
+   */
+  checkpointSignBudgetPerSecond: 'CHECKPOINT_SIGN_BUDGET_PER_S',
+  /** Embedded stack: seconds between runs of the log repair sweep (default 60, like the AWS schedule). */
+  logRepairIntervalSeconds: 'LOG_REPAIR_INTERVAL_SECONDS',
 } as const;
 
 /**
@@ -130,6 +142,12 @@ export function signerLimits(): { deadlineMs: number; maxInFlight: number } {
   };
 }
 
+/** How long a firm's new records wait for their checkpoint at most, by default (CHECKPOINT_INTERVAL_MS, ms). */
+export const checkpointIntervalMs = (): number => Math.max(1, intEnv(ENV.checkpointIntervalMs, 1_000));
+
+/** Checkpoint Signs per second for the whole account (CHECKPOINT_SIGN_BUDGET_PER_S, default 20; 0: unlimited). */
+export const checkpointSignBudgetPerSecond = (): number => intEnv(ENV.checkpointSignBudgetPerSecond, 20);
+
 /** The variable carrying each queue's URL; typed by QueueName, so a new queue cannot be forgotten. */
 export const QUEUE_URL_ENV: Record<QueueName, string> = {
   'ledger-archive': ENV.ledgerArchiveQueueUrl,
@@ -138,6 +156,7 @@ export const QUEUE_URL_ENV: Record<QueueName, string> = {
   webhooks: ENV.webhooksQueueUrl,
   certificates: ENV.certificatesQueueUrl,
   'user-activation': ENV.userActivationQueueUrl,
+  'log-checkpoint': ENV.logCheckpointQueueUrl,
 };
 
 /**

@@ -52,6 +52,9 @@ export const VERIFICATION_PERMISSIONS: Permissions = {
 /** The backup reconciliation's Lambda timeout; a run stops starting firms a minute before it. */
 export const BACKUP_RECONCILE_TIMEOUT_SECONDS = 900;
 
+/** The log-checkpoint worker's Lambda timeout; a run hands on (re-queues) 30 s before it. */
+export const LOG_CHECKPOINT_TIMEOUT_SECONDS = 120;
+
 /**
  * The queue and schedule consumers. Like the route table, this one list drives the CDK stack (SQS queue with
  * dead-letter queue and event source mapping, or EventBridge schedule) and the embedded stack (local queue
@@ -184,5 +187,33 @@ export const WORKERS: readonly WorkerDef[] = [
     trigger: { kind: 'schedule', everyMinutes: 30, localIntervalEnv: 'RECONCILE_INTERVAL_SECONDS' },
     permissions: { main: 'write', ledger: 'read', immutable: 'read' },
     timeoutSeconds: BACKUP_RECONCILE_TIMEOUT_SECONDS,
+  },
+  {
+    name: 'log-checkpoint',
+    handler: 'functions/workers/log-checkpoint',
+    description:
+      "Integrates a firm's committed records into its verifiable log (Merkle tree tiles) and signs a checkpoint",
+    trigger: {
+      kind: 'queue',
+      queue: 'log-checkpoint',
+      batchSize: 1,
+      maxReceiveCount: 5,
+      visibilityTimeoutSeconds: LOG_CHECKPOINT_TIMEOUT_SECONDS + 30,
+      // One run per firm at a time holds the firm's log lease; the others end at once.
+      maxConcurrency: 20,
+    },
+    // Writes only log items (tiles, LOGTREE, checkpoints, its lease, the Sign budget) with conditional Puts; signs
+    // with the ledger key (type 0x02) and is the one function that may sign with the checkpoint key (0x01).
+    permissions: { ledger: 'append', sign: true, signCheckpoints: true, queues: ['log-checkpoint'] },
+    timeoutSeconds: LOG_CHECKPOINT_TIMEOUT_SECONDS,
+    needsPublicBaseUrl: true,
+  },
+  {
+    name: 'log-repair-sweep',
+    handler: 'functions/workers/log-repair-sweep',
+    description: 'Queues a log checkpoint for each firm whose verifiable log is behind its ledger',
+    trigger: { kind: 'schedule', everyMinutes: 1, localIntervalEnv: 'LOG_REPAIR_INTERVAL_SECONDS' },
+    permissions: { main: 'read', ledger: 'read', queues: ['log-checkpoint'] },
+    timeoutSeconds: 60,
   },
 ];
