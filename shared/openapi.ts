@@ -137,7 +137,13 @@ export function buildOpenApi(routes: readonly RouteDef[] = ROUTES): Record<strin
     components: {
       schemas: components,
       securitySchemes: {
-        apiKey: { type: 'apiKey', in: 'header', name: 'X-Service-Key', description: 'Firm API key (gls_…)' },
+        apiKey: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'X-Service-Key',
+          description:
+            'Firm API key (gls_…). A key of scope auditor is read-only: it may call only the ledger record reads and the verifiable log (GET /v1/ledger/records, /v1/ledger/records/{id}, /v1/ledger/records/{id}/proof, /v1/ledger/log/…); any other operation answers it 403 FORBIDDEN.',
+        },
         bearer: {
           type: 'http',
           scheme: 'bearer',
@@ -163,7 +169,7 @@ const greedyParameter = (path: string): string | undefined => /\{(\w+)\+\}/.exec
 
 /** What holds for every operation, which the operations themselves cannot say. */
 const HTTP_SEMANTICS = [
-  'Every answer carries `X-Content-Type-Options: nosniff` and `Cache-Control: no-store`, except public answers that may be cached, which say so (`/.well-known/signing-key` and `/openapi.json`: `public, max-age=300`).',
+  'Every answer carries `X-Content-Type-Options: nosniff` and `Cache-Control: no-store`, except answers that may be cached, which say so (`/.well-known/signing-key` and `/openapi.json`: `public, max-age=300`; the log tiles under `/v1/ledger/log/tile/`, which never change: `public, max-age=31536000, immutable` with `Vary: Authorization, X-Service-Key`).',
   'A method a path does not have is answered 405 `METHOD_NOT_ALLOWED` in the error envelope, with an `Allow` header listing the methods it has; an unknown path is 404 `NOT_FOUND`.',
   'A request body is JSON: an operation that takes one answers 415 `UNSUPPORTED_MEDIA_TYPE` to a body sent with another `Content-Type` (`application/json` and `+json` types, with parameters such as `charset`, are accepted); an operation without a request body ignores any body.',
   '`HEAD` is answered on `/health` and the public GETs (the GET headers, no body).',
