@@ -5,24 +5,36 @@ import type { LogCheckpointMessage } from '../services/log-checkpoint-run.js';
 
 /**
  * Tells the `log-checkpoint` worker that a firm committed records (issue 31), keeping the write path as cheap as
- * it was: at most one queue message per firm per CHECKPOINT_INTERVAL_MS window per process, sent without being
- * waited for, whatever the number of batches. The message's run waits until the window's end (`notBefore`)
- * before it looks, so the commits this process skips in the window are committed before that look; a run that
- * finds the log lease held ends, and the holder re-reads the head after releasing it (log-checkpoint-run.ts).
- * A message lost (send failed, process frozen) is repaired by the log repair sweep.
+ * it was: no call is awaited, and whatever the number of batches, a process sends at most two messages per firm
+ * per CHECKPOINT_INTERVAL_MS window. The window's first commit sends one at once (a lone append's checkpoint
+ * comes right after it); the second sends a trailing one that SQS delivers after the window's end (delaySeconds,
+ * whole seconds), so every later commit of the window precedes that run's look; the rest send nothing. A run
+ * that finds the log lease held ends, and the holder re-reads the head after releasing it
+ * (shared/services/log-checkpoint-run.ts). A lost message (failed send, frozen process) is repaired by the log
+ * repair sweep.
  */
-const sentWindow = new WeakMap<Deps, Map<string, number>>();
+const windows = new WeakMap<Deps, Map<string, { window: number; trailing: boolean }>>();
 
 export function triggerCheckpoint(deps: Deps, firmId: string): void {
   const interval = checkpointIntervalMs();
-  const window = Math.floor(Date.now() / interval);
-  let byFirm = sentWindow.get(deps);
-  if (!byFirm) sentWindow.set(deps, (byFirm = new Map()));
-  if (byFirm.get(firmId) === window) return;
-  byFirm.set(firmId, window);
-  const message: LogCheckpointMessage = { firmId, notBefore: (window + 1) * interval };
+  const now = Date.now();
+  const window = Math.floor(now / interval);
+  let byFirm = windows.get(deps);
+  if (!byFirm) windows.set(deps, (byFirm = new Map()));
+  const seen = byFirm.get(firmId);
+  let delaySeconds: number;
+  if (seen?.window !== window) {
+    byFirm.set(firmId, { window, trailing: false });
+    delaySeconds = 0;
+  } else if (!seen.trailing) {
+    seen.trailing = true;
+    delaySeconds = Math.max(1, Math.ceil(((window + 1) * interval - now) / 1000));
+  } else {
+    return;
+  }
   const failed = (error: unknown) => {
-    if (byFirm.get(firmId) === window) byFirm.delete(firmId);
+    // The next commit sends again (a trailing message is not re-sent: the sweep repairs that window).
+    if (delaySeconds === 0 && byFirm.get(firmId)?.window === window) byFirm.delete(firmId);
     logger.warn('Queuing a log checkpoint failed; the log repair sweep will catch up', {
       firmId,
       error: error as Error,
@@ -30,7 +42,9 @@ export function triggerCheckpoint(deps: Deps, firmId: string): void {
   };
   // Never in the way of the commit: a queue that cannot even be reached fails like a failed send.
   try {
-    deps.queue.send('log-checkpoint', message).catch(failed);
+    deps.queue
+      .send('log-checkpoint', { firmId } satisfies LogCheckpointMessage, { delaySeconds })
+      .catch(failed);
   } catch (error) {
     failed(error);
   }

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { MAX_DELAY_SECONDS } from '../ports/queue.js';
 import { checkpointIntervalMs } from '../runtime/config.js';
 import type { Deps } from '../runtime/deps.js';
 import { logger } from '../runtime/logger.js';
@@ -15,21 +16,20 @@ import { reserveCheckpointSigns } from './log-checkpoint-budget.js';
 import { integrateStep } from './log-integrator.js';
 
 /**
- * One run of the `log-checkpoint` worker for a firm (issue 31; docs/architecture.md, "Verifiable log"). The
- * sequencer's holder sends at most one message per firm per interval window (shared/ledger-writer/
- * log-trigger.ts), with `notBefore` = the window's end; the run waits until then, so every commit of the window
- * happened before it looks. It takes the firm's log lease (someone holding it: the run ends, the holder's
- * re-check after its release covers these commits), integrates up to the head (bounded steps, lease renewed),
- * waits until CHECKPOINT_INTERVAL_MS has passed since the firm's last checkpoint and for the account's Sign
- * budget, signs and stores one checkpoint, releases the lease, then re-reads the head: records committed while
- * it held the lease (whose own runs found it held) start another round. A firm with no new records gets no
+ * One run of the `log-checkpoint` worker for a firm (issue 31; docs/architecture.md, "Verifiable log"). Runs are
+ * queued by the sequencer's holder (at most two per firm per interval window and process, the second delivered
+ * after the window's end: shared/ledger-writer/log-trigger.ts), by the log repair sweep, and by runs themselves.
+ * A run takes the firm's log lease (someone holding it: the run ends; the holder re-reads the head after its
+ * release and so covers what this run was sent for), integrates up to the head in bounded steps (lease renewed),
+ * and signs and stores one checkpoint if the tree grew, unless the firm's last checkpoint is younger than
+ * CHECKPOINT_INTERVAL_MS: then it queues itself for when the interval is over (SQS delay, whole seconds), instead
+ * of sleeping on an instance. It waits for the account's Sign budget when that is spent. After releasing the lease
+ * it re-reads the head: records committed meanwhile start another round. A firm with no new records gets no
  * checkpoint. Out of time, it hands the rest to a new message (the one-time build of a large ledger goes on so).
  */
 
 export interface LogCheckpointMessage {
   firmId: string;
-  /** Epoch ms before which the run does not look (the end of its trigger's window); 0: at once. */
-  notBefore: number;
 }
 
 /** A log lease lasts this long unless renewed: the longest a dead holder delays the firm's checkpoints. */
@@ -54,7 +54,6 @@ export async function runLogCheckpoint(
   const deadline = Date.now() + budgetMs;
   const result: RunResult = { checkpoints: 0, integrated: 0, leaseHeld: false, continued: false };
   const { firmId } = message;
-  if (message.notBefore > Date.now()) await sleep(Math.min(message.notBefore - Date.now(), budgetMs));
   const holder = randomUUID();
   for (;;) {
     if (!(await acquireLogLease(deps, firmId, holder, LOG_LEASE_TTL_MS))) {
@@ -71,8 +70,11 @@ export async function runLogCheckpoint(
     }
     result.checkpoints += round.checkpoints;
     result.integrated += round.integrated;
-    if (round.outOfTime) {
-      await deps.queue.send('log-checkpoint', { firmId, notBefore: 0 } satisfies LogCheckpointMessage);
+    if (round.outOfTime || round.signAfter !== undefined) {
+      const wait = round.signAfter === undefined ? 0 : round.signAfter - deps.clock.now().getTime();
+      await deps.queue.send('log-checkpoint', message, {
+        delaySeconds: Math.min(MAX_DELAY_SECONDS, Math.max(0, Math.ceil(wait / 1000))),
+      });
       result.continued = true;
       return result;
     }
@@ -89,37 +91,30 @@ interface Round {
   /** Something was integrated or signed (a round that did nothing does not start another). */
   progressed: boolean;
   outOfTime: boolean;
+  /** The tree grew but the last checkpoint is younger than the interval: sign at this instant (epoch ms). */
+  signAfter?: number;
 }
 
 /** Integrates and signs while holding the lease. */
 async function whileHeld(deps: Deps, firmId: string, holder: string, deadline: number): Promise<Round> {
   const round: Round = { checkpoints: 0, integrated: 0, progressed: false, outOfTime: false };
   const lease = leaseKeeper(deps, firmId, holder);
-  const integrate = async (): Promise<boolean> => {
-    for (;;) {
-      const step = await integrateStep(deps, firmId);
-      round.integrated += step.added;
-      if (step.added > 0) round.progressed = true;
-      if (!(await lease.keep())) return false;
-      if (step.size >= step.head || step.gapAt !== undefined || step.lostRace) return true;
-      if (Date.now() > deadline) {
-        round.outOfTime = true;
-        return false;
-      }
+  for (;;) {
+    const step = await integrateStep(deps, firmId);
+    round.integrated += step.added;
+    if (step.added > 0) round.progressed = true;
+    if (!(await lease.keep())) return round;
+    if (step.size >= step.head || step.gapAt !== undefined || step.lostRace) break;
+    if (Date.now() > deadline) {
+      round.outOfTime = true;
+      return round;
     }
-  };
-  if (!(await integrate())) return round;
-  const latest = await readLatestCheckpoint(deps, firmId);
-  let tree = await readLogTree(deps, firmId);
-  if (!tree || tree.size <= (latest?.size ?? 0)) return round;
-  // At most one checkpoint per interval: wait out the rest of it, then take in what was committed meanwhile.
-  const sinceLast = latest ? deps.clock.now().getTime() - Date.parse(latest.signedAt) : Infinity;
-  const interval = checkpointIntervalMs();
-  if (sinceLast < interval) {
-    if (!(await lease.holdFor(interval - sinceLast))) return round;
-    if (!(await integrate())) return round;
-    tree = (await readLogTree(deps, firmId)) ?? tree;
   }
+  const [latest, tree] = await Promise.all([readLatestCheckpoint(deps, firmId), readLogTree(deps, firmId)]);
+  if (!tree || tree.size <= (latest?.size ?? 0)) return round;
+  // At most one checkpoint per firm per interval.
+  const signAfter = latest ? Date.parse(latest.signedAt) + checkpointIntervalMs() : 0;
+  if (signAfter > deps.clock.now().getTime()) return { ...round, signAfter };
   if (!(await lease.holdFor(await reserveCheckpointSigns(deps)))) return round;
   if (await publishCheckpoint(deps, firmId, tree)) round.checkpoints += 1;
   round.progressed = true;

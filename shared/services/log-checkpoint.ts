@@ -6,7 +6,7 @@ import { ServiceUnavailableError } from '../errors.js';
 import { publicBaseUrl } from '../runtime/config.js';
 import type { Deps } from '../runtime/deps.js';
 import { putCheckpoint, type StoredCheckpoint } from '../store/log-store.js';
-import { currentKeys, signerOf } from './key-history.js';
+import { currentKeys, registerCheckpointKey, signerOf } from './key-history.js';
 
 /**
  * Signs a firm's tree as a C2SP checkpoint (issue 31): the tlog-checkpoint text of origin
@@ -31,6 +31,7 @@ export async function signCheckpointNote(
 ): Promise<string> {
   const noteSigner = deps.noteSigner;
   if (!noteSigner) throw new Error('No checkpoint key is configured (CHECKPOINT_KEY_ID)');
+  await registerCheckpointKey(deps, noteSigner);
   const origin = firmOrigin(firmId);
   const text = formatCheckpoint({ origin, size: tree.size, root: tree.root, extensions: [] });
   const message = new TextEncoder().encode(text);

@@ -25,7 +25,7 @@ export async function repairLogs(deps: Deps): Promise<LogRepairResult> {
     await Promise.all(
       firms.slice(i, i + FIRMS_AT_ONCE).map(async (firmId) => {
         if (!(await logBehind(deps, firmId))) return;
-        await deps.queue.send('log-checkpoint', { firmId, notBefore: 0 } satisfies LogCheckpointMessage);
+        await deps.queue.send('log-checkpoint', { firmId } satisfies LogCheckpointMessage);
         triggered.push(firmId);
       }),
     );

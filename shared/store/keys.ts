@@ -131,6 +131,9 @@ export const keys = {
 /** The ledger-table partition of the account's checkpoint Sign budget (issue 31). */
 export const LOG_BUDGET_PK = 'LOGBUDGET';
 
+/** The ledger-table partition of the log's checkpoint keys (issue 31): `K#<validFrom>#<16 hex of the key's SHA-256>`. */
+export const CHECKPOINT_KEYS_PK = 'CHECKPOINTKEYS';
+
 /** The ledger-table partition holding the signing-key history's versions. */
 export const SIGNING_KEYS_PK = 'SIGNINGKEYS';
 

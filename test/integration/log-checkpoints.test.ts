@@ -5,6 +5,7 @@ import { sha256 } from '@noble/hashes/sha2.js';
 import { parseCheckpoint } from '../../shared/domain/tlog/checkpoint.js';
 import {
   formatVkey,
+  parseVkey,
   SIG_ECDSA,
   SIG_ED25519,
   verifierFromVkey,
@@ -12,6 +13,8 @@ import {
 } from '../../shared/domain/tlog/note.js';
 import { createLocalDeps, localPaths } from '../../shared/runtime/local-deps.js';
 import type { Deps } from '../../shared/runtime/deps.js';
+import { checkpointKeyAt } from '../../shared/ledger/key-history.js';
+import { checkpointKeyHistory } from '../../shared/services/key-history.js';
 import { keys } from '../../shared/store/keys.js';
 import { readHead } from '../../shared/store/ledger-store.js';
 import { readLatestCheckpoint, readLogTree, type StoredCheckpoint } from '../../shared/store/log-store.js';
@@ -101,6 +104,10 @@ async function expectCheckpointOfChain(
   const parsed = parseCheckpoint(text);
   expect(parsed).toMatchObject({ origin, size: checkpoint.size });
   expect(Buffer.from(parsed.root).toString('hex')).toBe(Buffer.from(root).toString('hex'));
+  // The Ed25519 key that signed is the checkpoint-key history's key at the checkpoint's time.
+  const edKey = parseVkey((await verifiers(origin))[1].vkey).key;
+  const entry = checkpointKeyAt(await checkpointKeyHistory(deps), checkpoint.signedAt);
+  expect(entry?.publicKey).toBe(Buffer.from(edKey).toString('base64'));
 }
 
 describe('verifiable log checkpoints', () => {

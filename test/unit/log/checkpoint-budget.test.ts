@@ -1,3 +1,4 @@
+import { checkpointKeyAt, checkpointKeyWindows } from '../../../shared/ledger/key-history.js';
 import { checkpointPolicy, reserveSlot } from '../../../shared/services/log-checkpoint-budget.js';
 import { leafData } from '../../../shared/services/log-integrator.js';
 
@@ -31,5 +32,21 @@ describe('leaf data', () => {
     expect(leafData('ab'.repeat(31))).toBeUndefined();
     expect(leafData(42)).toBeUndefined();
     expect(leafData(undefined)).toBeUndefined();
+  });
+});
+
+describe('checkpoint key windows', () => {
+  it('runs each key from its registration to the next one’s, and finds the key valid at an instant', () => {
+    const windows = checkpointKeyWindows([
+      { publicKey: 'b', validFrom: '2026-06-01T00:00:00.000Z' },
+      { publicKey: 'a', validFrom: '2026-01-01T00:00:00.000Z' },
+    ]);
+    expect(windows.map((w) => [w.publicKey, w.validFrom, w.validUntil])).toEqual([
+      ['a', '2026-01-01T00:00:00.000Z', '2026-06-01T00:00:00.000Z'],
+      ['b', '2026-06-01T00:00:00.000Z', null],
+    ]);
+    expect(checkpointKeyAt(windows, '2026-05-31T23:59:59.999Z')?.publicKey).toBe('a');
+    expect(checkpointKeyAt(windows, '2026-06-01T00:00:00.000Z')?.publicKey).toBe('b');
+    expect(checkpointKeyAt(windows, '2025-12-31T00:00:00.000Z')).toBeUndefined();
   });
 });
