@@ -1,6 +1,9 @@
 import type { HttpRoute } from '../routes.js';
 
-/** What a (method, path) is to the route table. Path parameter values are raw (still percent-encoded). */
+/**
+ * What a (method, path) is to the route table. Path parameter values are raw (still percent-encoded); a greedy
+ * parameter (`{name+}`, API Gateway's syntax) holds the rest of the path, slashes included, under `name`.
+ */
 export type RouteMatch =
   | { kind: 'route'; route: HttpRoute; rawPathParameters: Record<string, string> }
   /** The path is known, but not for this method: `allow` lists the methods it has, for the `Allow` header. */
@@ -22,17 +25,22 @@ function compile(path: string, routes: HttpRoute[]): CompiledPath {
   const segments = path.split('/').filter(Boolean);
   const paramNames: string[] = [];
   const source = segments
-    .map((segment) => {
-      const param = /^\{(\w+)\}$/.exec(segment);
+    .map((segment, i) => {
+      const param = /^\{(\w+)(\+?)\}$/.exec(segment);
       if (param) {
         paramNames.push(param[1]!);
-        return '/([^/]+)';
+        if (!param[2]) return '/([^/]+)';
+        // API Gateway allows a greedy parameter only as the last segment; it takes one or more segments.
+        if (i !== segments.length - 1)
+          throw new Error(`${path}: a greedy parameter must be the path's last segment`);
+        return '/([^/]+(?:/[^/]+)*)';
       }
       return `/${segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`;
     })
     .join('');
-  // A literal segment wins over a parameter at the same position, the first difference deciding.
-  const specificity = segments.map((s) => (s.startsWith('{') ? 0 : 1));
+  // Like API Gateway, a literal segment wins over a parameter at the same position, and a parameter over a
+  // greedy one, the first difference deciding.
+  const specificity = segments.map((s) => (s.endsWith('+}') ? -0.5 : s.startsWith('{') ? 0 : 1));
   return {
     pattern: new RegExp(`^${source || '/'}$`),
     paramNames,

@@ -61,6 +61,32 @@ describe('createRouteMatcher', () => {
       expect(match('GET', path)).toEqual({ kind: 'not-found' });
   });
 
+  it('gives a greedy parameter the rest of the path, one segment or more, after any other match', () => {
+    const greedy = createRouteMatcher(
+      table(
+        def('GET', '/v1/log/tile/{path+}'),
+        def('GET', '/v1/log/tile/{id}/x'),
+        def('GET', '/v1/log/checkpoint'),
+      ),
+    );
+    const found = greedy('GET', '/v1/log/tile/0/x001/234.p/7');
+    expect(found).toMatchObject({ kind: 'route', route: { path: '/v1/log/tile/{path+}' } });
+    expect(found.kind === 'route' && found.rawPathParameters).toEqual({ path: '0/x001/234.p/7' });
+    expect(greedy('GET', '/v1/log/tile/entries')).toMatchObject({
+      rawPathParameters: { path: 'entries' },
+    });
+    // A parameter at the same position wins over the greedy one, as API Gateway's most specific match.
+    expect(greedy('GET', '/v1/log/tile/a/x')).toMatchObject({ route: { path: '/v1/log/tile/{id}/x' } });
+    expect(greedy('GET', '/v1/log/checkpoint')).toMatchObject({ route: { path: '/v1/log/checkpoint' } });
+    for (const path of ['/v1/log/tile', '/v1/log/tile/', '/v1/log/tile/0//1', '/v1/log/tile/0/'])
+      expect(greedy('GET', path)).toEqual({ kind: 'not-found' });
+    expect(greedy('POST', '/v1/log/tile/0/000')).toEqual({ kind: 'method-not-allowed', allow: ['GET'] });
+  });
+
+  it('refuses a greedy parameter that is not the last segment', () => {
+    expect(() => createRouteMatcher(table(def('GET', '/v1/{rest+}/x')))).toThrow(/last segment/);
+  });
+
   it('knows every route of the real table, and no HEAD on an authenticated GET', () => {
     const real = createRouteMatcher(httpRoutes());
     for (const route of httpRoutes()) {
