@@ -14,7 +14,7 @@ import {
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { shadowedRouteKeys } from '../shared/http/shadowed-routes.js';
+import { shadowedRouteKeys } from '../shared/routes/shadowed-keys.js';
 import { httpRoutes, UNMATCHED_ROUTE } from '../shared/routes.js';
 import type { RouteDef } from '../shared/routes/route.js';
 import type { ServiceResources } from './permissions.js';

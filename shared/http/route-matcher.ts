@@ -65,7 +65,7 @@ function moreSpecificFirst(a: CompiledPath, b: CompiledPath): number {
  *
  * Used by the local gateway and by the `$default` function in AWS (functions/platform/unmatched-route.ts). API
  * Gateway itself picks among the route keys of the request's method; the pairs where that differs are sent to
- * `$default` by route keys of their own (shadowed-routes.ts, lib/api.ts).
+ * `$default` by route keys of their own (shared/routes/shadowed-keys.ts, lib/api.ts).
  */
 export function createRouteMatcher(
   routes: readonly HttpRoute[],

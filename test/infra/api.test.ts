@@ -1,5 +1,5 @@
 import { Match, type Template } from 'aws-cdk-lib/assertions';
-import { shadowedRouteKeys } from '../../shared/http/shadowed-routes.js';
+import { shadowedRouteKeys } from '../../shared/routes/shadowed-keys.js';
 import { ROUTES, ROUTE_AREAS, UNMATCHED_ROUTE, httpRoutes } from '../../shared/routes.js';
 import { ENV } from '../../shared/runtime/config.js';
 import { WORKERS } from '../../shared/workers/table.js';

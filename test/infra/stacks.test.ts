@@ -1,5 +1,5 @@
 import { ROUTE_AREAS, httpRoutes } from '../../shared/routes.js';
-import { shadowedRouteKeys } from '../../shared/http/shadowed-routes.js';
+import { shadowedRouteKeys } from '../../shared/routes/shadowed-keys.js';
 import { synthTemplates, type StackTemplate } from './synth.js';
 import { resources } from './template-graph.js';
 
@@ -85,7 +85,7 @@ describe.each(['dev', 'prod'])('the %s templates', (stage) => {
     // API Gateway allows a route key once per API: a route moved to another stack would be created before its
     // old self is deleted, and the update would fail.
     const routes = resources(root.template, 'AWS::ApiGatewayV2::Route');
-    // Every (method, path), the $default route and the keys it answers for (shadowed-routes.ts).
+    // Every (method, path), the $default route and the keys it answers for (shared/routes/shadowed-keys.ts).
     expect(Object.keys(routes)).toHaveLength(
       httpRoutes().length + 1 + shadowedRouteKeys(httpRoutes()).length,
     );

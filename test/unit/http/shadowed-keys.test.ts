@@ -1,4 +1,4 @@
-import { shadowedRouteKeys } from '../../../shared/http/shadowed-routes.js';
+import { shadowedRouteKeys } from '../../../shared/routes/shadowed-keys.js';
 import { httpRoutes, type HttpRoute } from '../../../shared/routes.js';
 
 const routes = (...keys: string[]) =>
