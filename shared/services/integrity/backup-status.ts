@@ -4,7 +4,9 @@
  * reconciliation (positions it found without a row, or without a copy and without a pending outbox entry),
  * and the outbox (an entry is cleared only once its copy is written, so an absent entry is a confirmed copy;
  * the few present are checked against the store). Plus fresh spot
- * checks: the latest records and a few random ones, byte for byte. O(1) reads whatever the ledger's size.
+ * checks: the latest records and a few random ones, byte for byte. And what the tamper watch flagged (rows changed or
+ * removed outside the service, within seconds of the change) and a chain head gone while the ledger has records
+ * (ledger-damage.ts). O(1) reads whatever the ledger's size.
  */
 import { canonicalOrNull } from '../../domain/integrity/record-diff.js';
 import { isoNow } from '../../ports/clock.js';
@@ -13,7 +15,7 @@ import { getReconciliation } from '../../store/backup-store.js';
 import { pendingOutboxSequences } from '../../store/ledger-presence.js';
 import { getRecordBySequence, readHead } from '../../store/ledger-store.js';
 import { copyAtSequence, copyOfRecord } from './immutable-copy.js';
-import { chainHeadMissing, tamperingState } from './ledger-damage.js';
+import { chainHeadMissing, tamperingState, type TamperingState } from './ledger-damage.js';
 
 /** The latest records checked on every call (the head and the ones before it). */
 const LATEST_CHECKS = 3;
@@ -109,7 +111,7 @@ export async function backupStatus(deps: Deps, firmId: string) {
 }
 
 /** The standing damage in words, for an operator reading the answer. */
-function problems(tampering: Awaited<ReturnType<typeof tamperingState>>, headMissing: boolean): string[] {
+function problems(tampering: TamperingState, headMissing: boolean): string[] {
   const found: string[] = [];
   if (tampering.detected)
     found.push(
