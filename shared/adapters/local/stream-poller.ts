@@ -40,6 +40,11 @@ export interface StreamPollerOptions {
   idleMs?: number;
   /** First retry delay; doubles up to 10 s. @default 500 */
   retryBaseMs?: number;
+  /**
+   * How long the stream's description (its ARN, its shards) is reused before it is read again; a shard read to
+   * its end or a failed poll reads it again at once. @default 5000
+   */
+  describeEveryMs?: number;
 }
 
 interface Checkpoint {
@@ -54,6 +59,7 @@ const MAX_RETRY_DELAY_MS = 10_000;
 export class LocalStreamPoller {
   private checkpoint: Checkpoint;
   private readonly iterators = new Map<string, string>();
+  private described: { streamArn: string; shards: Shard[]; at: number } | undefined;
   private stopped = false;
   private running: Promise<void> | undefined;
   private wake: (() => void) | undefined;
@@ -75,17 +81,9 @@ export class LocalStreamPoller {
 
   /** One round over the stream's shards, each read to its current end; the number of changes delivered. */
   async pollOnce(): Promise<number> {
-    const { Table } = await this.options.dynamo.send(
-      new DescribeTableCommand({ TableName: this.options.tableName }),
-    );
-    const streamArn = Table?.LatestStreamArn;
-    if (!streamArn) return 0;
-    if (this.checkpoint.streamArn !== streamArn) {
-      // A new stream (a new data directory, or the table re-created): start at its beginning.
-      this.checkpoint = { streamArn, shards: {} };
-      this.iterators.clear();
-    }
-    const shards = await this.shards(streamArn);
+    const description = await this.describe();
+    if (!description) return 0;
+    const { streamArn, shards } = description;
     const known = new Set(shards.map((shard) => shard.ShardId));
     let delivered = 0;
     for (const shard of shards) {
@@ -106,6 +104,7 @@ export class LocalStreamPoller {
         delivered = await this.pollOnce();
       } catch (error) {
         this.iterators.clear();
+        this.described = undefined;
         logger.warn('Polling the ledger stream failed; trying again', { error: error as Error });
         await this.pause(1000);
         continue;
@@ -122,6 +121,25 @@ export class LocalStreamPoller {
         resume();
       };
     });
+  }
+
+  /** The stream and its shards, read again when the last reading is older than `describeEveryMs`. */
+  private async describe(): Promise<{ streamArn: string; shards: Shard[] } | undefined> {
+    const now = Date.now();
+    if (this.described && now - this.described.at < (this.options.describeEveryMs ?? 5000))
+      return this.described;
+    const { Table } = await this.options.dynamo.send(
+      new DescribeTableCommand({ TableName: this.options.tableName }),
+    );
+    const streamArn = Table?.LatestStreamArn;
+    if (!streamArn) return undefined;
+    if (this.checkpoint.streamArn !== streamArn) {
+      // A new stream (a new data directory, or the table re-created): start at its beginning.
+      this.checkpoint = { streamArn, shards: {} };
+      this.iterators.clear();
+    }
+    this.described = { streamArn, shards: await this.shards(streamArn), at: now };
+    return this.described;
   }
 
   private async shards(streamArn: string): Promise<Shard[]> {
@@ -193,6 +211,8 @@ export class LocalStreamPoller {
       if (!iterator) {
         state.done = true;
         this.iterators.delete(shardId);
+        // Its children, if any, are listed by the next description.
+        this.described = undefined;
       } else this.iterators.set(shardId, iterator);
       if (records.length > 0 || state.done) saveCheckpoint(this.options.checkpointFile, this.checkpoint);
       if (records.length === 0) break;

@@ -47,6 +47,7 @@ function poller(respond: (event: DynamoDBStreamEvent) => DynamoDBBatchResponse |
     batchSize: 2,
     retryAttempts: 2,
     retryBaseMs: 1,
+    describeEveryMs: 60_000,
     checkpointFile,
     deliver: async (event) => {
       events.push(structuredClone(event));
@@ -194,7 +195,11 @@ describe('LocalStreamPoller', () => {
       child: { after: '000002' },
     });
 
+    // The description is reused (describeEveryMs) until it is stale; a failed poll or a closed shard reads it again.
+    await watch.pollOnce();
+    expect(dynamo.commandCalls(DescribeTableCommand)).toHaveLength(2);
     dynamo.on(DescribeTableCommand).resolves({ Table: { LatestStreamArn: `${ARN}-new` } });
+    jest.spyOn(Date, 'now').mockReturnValue(Date.now() + 60_000);
     streams.on(DescribeStreamCommand).resolves({ StreamDescription: { Shards: [{ ShardId: 'fresh' }] } });
     streams.on(GetShardIteratorCommand, { ShardId: 'fresh' }).resolves({ ShardIterator: 'f' });
     streams.on(GetRecordsCommand, { ShardIterator: 'f' }).resolves({ Records: [], NextShardIterator: 'f' });
@@ -203,6 +208,7 @@ describe('LocalStreamPoller', () => {
       StreamArn: `${ARN}-new`,
       ShardIteratorType: 'TRIM_HORIZON',
     });
+    jest.restoreAllMocks();
   });
 
   it('waits for a table without a stream', async () => {
