@@ -5,7 +5,8 @@
  * OUTBOX_SWEEP_INTERVAL_SECONDS (60), OUTBOX_GRACE_SECONDS (30), PUBLIC_BASE_URL (the server's own URL),
  * LOCAL_INSTANCES (0: handlers run in this thread; N: on N isolated Lambda-like instances, one invocation each at
  * a time), SIGNER_LATENCY_MS (0) and SIGNER_RATE_LIMIT (0: unlimited) for a signer that behaves like KMS,
- * LOCAL_DYNAMO_METRICS (false; true counts DynamoDB reads into GET /__local/metrics, for bench/reads).
+ * LOCAL_DYNAMO_METRICS (false; true counts DynamoDB reads into GET /__local/metrics, for bench/reads),
+ * LOCAL_STREAM_WORKERS (true; false stops polling the ledger table's stream, i.e. the tamper watch).
  * It also serves the web console at /console/ (console/dist, built by npm start when stale) and the dev issuer's
  * OIDC sign-in for it under /dev-issuer/ (docs/console.md), at whatever address the browser used: HOST (the
  * address to listen on, 127.0.0.1; 0.0.0.0 for other machines on the network) and ALLOWED_HOSTS (host names,
@@ -16,7 +17,7 @@ import { isIP, type AddressInfo } from 'node:net';
 import { hostname } from 'node:os';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { APIGatewayProxyStructuredResultV2, SQSBatchResponse } from 'aws-lambda';
+import type { APIGatewayProxyStructuredResultV2, DynamoDBBatchResponse, SQSBatchResponse } from 'aws-lambda';
 import { createApiServer } from '../shared/adapters/local/api-gateway.js';
 import { consoleSiteHandler } from '../shared/adapters/local/console-site.js';
 import {
@@ -35,6 +36,7 @@ import { presignedUploadHandler, UrlSigningSecret } from '../shared/adapters/loc
 import { LocalQueue, lambdaContext } from '../shared/adapters/local/local-queue.js';
 import { SignerQuota } from '../shared/adapters/local/signer-quota.js';
 import { parseAllowedHosts, requestOrigin } from '../shared/adapters/local/request-origin.js';
+import { LocalStreamPoller, localStreamClients } from '../shared/adapters/local/stream-poller.js';
 import { DynamoMeter } from '../shared/adapters/local/dynamo-meter.js';
 import { httpRoutes } from '../shared/routes.js';
 import { ENV, intEnv, optionalEnv } from '../shared/runtime/config.js';
@@ -203,18 +205,40 @@ if (instanceCount === 0) {
 }
 
 const timers: NodeJS.Timeout[] = [];
+// LOCAL_STREAM_WORKERS=false leaves the stream workers (the tamper watch) off: for a stack whose users change
+// ledger rows by hand on purpose (the shared integration stack's verification and restore tests).
+const streamWorkers = optionalEnv('LOCAL_STREAM_WORKERS', 'true') !== 'false';
+const pollers: LocalStreamPoller[] = [];
+const streamClients = localStreamClients(dynamo.endpoint);
 for (const worker of WORKERS) {
-  if (worker.trigger.kind === 'queue') {
+  const { trigger } = worker;
+  if (trigger.kind === 'queue') {
     queue.register(
-      worker.trigger.queue,
+      trigger.queue,
       async (event) => (await invoke(worker.handler, worker.name, event)).value as SQSBatchResponse | void,
     );
+  } else if (trigger.kind === 'stream') {
+    if (!streamWorkers) continue;
+    // DynamoDB Local serves the Streams API: polled here, handed to the same handler as the event source mapping.
+    const poller = new LocalStreamPoller({
+      ...streamClients,
+      tableName: LOCAL_TABLES[trigger.table],
+      sortKeyAttribute: TABLES.find((table) => table.name === trigger.table)!.sortKey,
+      filters: trigger.filters,
+      batchSize: trigger.batchSize,
+      retryAttempts: trigger.retryAttempts,
+      checkpointFile: resolve(dataDir, `stream-${worker.name}.json`),
+      deliver: async (event) =>
+        (await invoke(worker.handler, worker.name, event)).value as DynamoDBBatchResponse | void,
+    });
+    poller.start();
+    pollers.push(poller);
   } else {
     const run = () =>
       invoke(worker.handler, worker.name, { source: 'local.timer', 'detail-type': 'Scheduled Event' }).catch(
         (error: unknown) => logger.error(`Scheduled worker ${worker.name} failed`, { error: error as Error }),
       );
-    const seconds = intEnv(worker.trigger.localIntervalEnv, worker.trigger.everyMinutes * 60);
+    const seconds = intEnv(trigger.localIntervalEnv, trigger.everyMinutes * 60);
     timers.push(setInterval(run, Math.max(1, seconds) * 1000));
     void run();
   }
@@ -237,7 +261,8 @@ async function shutdown(signal: string): Promise<void> {
   for (const timer of timers) clearInterval(timer);
   server.close();
   server.closeAllConnections();
-  await Promise.all([queue.close(), pool?.close()]);
+  await Promise.all([queue.close(), ...pollers.map((poller) => poller.close())]);
+  await pool?.close();
   await dynamo.stop();
   rmSync(paths.stackFile, { force: true });
   process.exit(0);

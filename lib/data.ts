@@ -1,5 +1,12 @@
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
-import { AttributeType, BillingMode, ProjectionType, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
+import {
+  AttributeType,
+  BillingMode,
+  ProjectionType,
+  StreamViewType,
+  Table,
+  TableEncryption,
+} from 'aws-cdk-lib/aws-dynamodb';
 import { AnyPrincipal, Effect, Grant, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import {
@@ -304,6 +311,9 @@ export class Data extends Construct {
       deletionProtection: stage.production,
       removalPolicy: stage.removalPolicy,
       ...(def.timeToLiveAttribute ? { timeToLiveAttribute: def.timeToLiveAttribute } : {}),
+      // The ledger's stream feeds the tamper watch (shared/workers/table.ts). Adding a stream to a deployed table
+      // is an in-place update (CloudFormation: no interruption), so existing stages take it on their next deploy.
+      ...(def.stream ? { stream: StreamViewType[def.stream] } : {}),
     });
     for (const index of def.indexes.slice(0, indexLimit)) {
       table.addGlobalSecondaryIndex({

@@ -17,7 +17,8 @@ import { FilterPattern, MetricFilter } from 'aws-cdk-lib/aws-logs';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import { Construct } from 'constructs';
-import { VERIFICATION_FAILED_LOG } from '../shared/runtime/logger.js';
+import type { Queue } from 'aws-cdk-lib/aws-sqs';
+import { TAMPERING_DETECTED_LOG, VERIFICATION_FAILED_LOG } from '../shared/runtime/logger.js';
 import type { WorkQueues } from './queues.js';
 import { pascal } from './queues.js';
 import type { ServiceFunction } from './service-function.js';
@@ -29,12 +30,17 @@ export interface MonitoringProps {
   /** Every function of the stack: routes and workers. */
   functions: ReadonlyMap<string, ServiceFunction>;
   queues: WorkQueues;
+  /** Each stream worker's on-failure queue (lib/workers.ts): a change there was given up after every retry. */
+  streamFailureQueues?: ReadonlyMap<string, Queue>;
   /** Subscribe this address to the alarm topic (it must confirm the subscription). */
   alarmEmail?: string;
 }
 
 /** CloudWatch's limit on the metrics one alarm's math expression may use. */
 const MAX_ALARM_METRICS = 10;
+
+/** The metric the tamper watch's ERROR lines are counted into (issue 32). */
+export const TAMPERING_METRIC = 'LEDGER_TAMPERING_DETECTED';
 
 /** The custom namespace of a stage's metrics derived from logs. */
 export function metricNamespace(stage: string): string {
@@ -131,6 +137,13 @@ export class Monitoring extends Construct {
       alarm(`${name}-dead-letters`, metric, 1, `Messages waiting in the ${name} dead-letter queue`);
     }
 
+    // Every stream worker's on-failure queue: a change there was given up (the tamper watch did not judge it).
+    for (const [name, queue] of props.streamFailureQueues ?? []) {
+      const metric = queue.metricApproximateNumberOfMessagesVisible({ period, statistic: 'Maximum' });
+      deadLetters.push(metric);
+      alarm(`${name}-stream-failures`, metric, 1, `Stream changes the ${name} worker gave up on`);
+    }
+
     // Failed chain verifications, counted from the ERROR line the integrity service logs (any function that
     // may complete a verification: the verify route and the integrity worker today).
     const failedVerifications = new Metric({
@@ -153,6 +166,30 @@ export class Monitoring extends Construct {
     }
     alarm('failed-verifications', failedVerifications, 1, 'A chain verification found broken records');
 
+    // Tampering: the tamper watch logs one ERROR line per ledger row found changed or removed outside the service,
+    // and per chain head removed (docs/operations.md, "Tampering detected").
+    const tampering = new Metric({
+      namespace: metricNamespace(stage.name),
+      metricName: TAMPERING_METRIC,
+      period: Duration.minutes(1),
+      statistic: 'Sum',
+    });
+    for (const [path, logGroup] of logGroups) {
+      new MetricFilter(this, `${pascal(path.split('/').slice(1).join('-'))}TamperingDetected`, {
+        logGroup,
+        metricNamespace: metricNamespace(stage.name),
+        metricName: TAMPERING_METRIC,
+        filterPattern: FilterPattern.stringValue('$.message', '=', TAMPERING_DETECTED_LOG),
+        metricValue: '1',
+      });
+    }
+    alarm(
+      'ledger-tampering-detected',
+      tampering,
+      1,
+      'LEDGER_TAMPERING_DETECTED: a ledger row was changed or removed outside the service (see backup-status)',
+    );
+
     this.dashboard = new Dashboard(this, 'Dashboard', {
       dashboardName: `gls-${stage.name}-${Stack.of(this).region}`,
       defaultInterval: Duration.hours(24),
@@ -174,6 +211,9 @@ export class Monitoring extends Construct {
       new GraphWidget({ title: 'Lambda throttles', left: throttles, width: 8, legendPosition: undefined }),
       new GraphWidget({ title: 'Dead-letter queue depth', left: deadLetters, width: 8 }),
       new GraphWidget({ title: 'Failed chain verifications', left: [failedVerifications], width: 8 }),
+    );
+    this.dashboard.addWidgets(
+      new GraphWidget({ title: 'Ledger tampering detected', left: [tampering], width: 24 }),
     );
     this.dashboard.addWidgets(new AlarmStatusWidget({ title: 'Alarms', alarms: this.alarms, width: 24 }));
   }

@@ -108,6 +108,7 @@ export class GovernanceLedgerStack extends Stack {
       httpApi: this.api.httpApi,
       functions: new Map([...this.api.functions, ...this.workers.functions]),
       queues: this.queues,
+      streamFailureQueues: this.workers.streamFailureQueues,
       alarmEmail,
     });
   }

@@ -413,7 +413,7 @@ export interface paths {
         };
         /**
          * Database and immutable copies compared: counts, latest record, spot checks
-         * @description Answers in a bounded number of reads whatever the ledger size: counts from the chain head, the last background reconciliation (reconciledAt, reconciliation) and the outbox for records appended since (pendingCopies); fresh byte-for-byte spot checks of the latest records and a few random ones.
+         * @description Answers in a bounded number of reads whatever the ledger size: counts from the chain head, the last background reconciliation (reconciledAt, reconciliation) and the outbox for records appended since (pendingCopies); fresh byte-for-byte spot checks of the latest records and a few random ones; the records the tamper watch found changed or removed outside the service within seconds of the change (tampering, cleared by restore) and a chain head gone while the ledger has records (chainHeadMissing). healthy is false while any of these stands; problems says why in words.
          */
         get: operations["getBackupStatus"];
         put?: never;
@@ -1705,6 +1705,33 @@ export interface components {
             } | null;
             /** @description Records whose immutable copy is not confirmed yet: outbox entry present and no copy in the store */
             pendingCopies: number;
+            /** @description Rows the tamper watch (the ledger table stream) found changed or removed outside the service, within seconds; healthy is false while any stands */
+            tampering: {
+                /** @description A record row was found changed or removed outside the service */
+                detected: boolean;
+                /** @description The flagged sequence numbers, ascending (the first 100); restore clears each */
+                sequenceNumbers: number[];
+                /** @description More rows are flagged than listed */
+                more: boolean;
+                flags: {
+                    sequenceNumber: number;
+                    /** @enum {string} */
+                    change: "REMOVED" | "MODIFIED";
+                    /** @description Record fields and index attributes that differ from the immutable copy */
+                    fieldsChanged: string[];
+                    /**
+                     * Format: date-time
+                     * @description ISO 8601 date-time (UTC, milliseconds)
+                     */
+                    detectedAt: string;
+                    /** @description The TAMPERING_DETECTED record written with the flag (null: the chain had no head) */
+                    detectionRecordId: string | null;
+                }[];
+            };
+            /** @description The chain head is gone although record rows, flags, the reconciliation or the immutable copies say the ledger has records; healthy is false */
+            chainHeadMissing: boolean;
+            /** @description What makes the status unhealthy beyond the counts, in words */
+            problems: string[];
         };
         BiasFlag: {
             /** @enum {string} */
@@ -2440,7 +2467,7 @@ export interface components {
             recentVerifications: components["schemas"]["Verification"][];
         };
         /** @enum {string} */
-        LedgerEventType: "GENERATION_RECORDED" | "DOCUMENT_SUBMITTED" | "REVIEW_STARTED" | "REVIEW_COMPLETED" | "DOCUMENT_APPROVED" | "DOCUMENT_MODIFIED" | "DOCUMENT_REJECTED" | "CERTIFICATE_ISSUED" | "CHAIN_VERIFIED" | "CHAIN_REPAIRED" | "SLA_BREACHED" | "JOB_ESCALATED" | "IMPACT_ASSESSMENT_APPROVED" | "INCIDENT_LOGGED" | "INCIDENT_RESOLVED" | "ASSURANCE_REVIEW_SIGNED" | "FIRM_SETTINGS_UPDATED" | "SIGNING_KEY_ROTATED";
+        LedgerEventType: "GENERATION_RECORDED" | "DOCUMENT_SUBMITTED" | "REVIEW_STARTED" | "REVIEW_COMPLETED" | "DOCUMENT_APPROVED" | "DOCUMENT_MODIFIED" | "DOCUMENT_REJECTED" | "CERTIFICATE_ISSUED" | "CHAIN_VERIFIED" | "CHAIN_REPAIRED" | "SLA_BREACHED" | "JOB_ESCALATED" | "IMPACT_ASSESSMENT_APPROVED" | "INCIDENT_LOGGED" | "INCIDENT_RESOLVED" | "ASSURANCE_REVIEW_SIGNED" | "FIRM_SETTINGS_UPDATED" | "SIGNING_KEY_ROTATED" | "TAMPERING_DETECTED";
         /** @description A signed ledger record (format: docs/ledger-format.md) */
         LedgerRecord: {
             id: string;
@@ -4355,6 +4382,15 @@ export interface operations {
             };
             /** @description Credential lacks the role or credential type required */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The ledger was damaged outside the service: the page or the whole chain is missing from the database although its chain head, its rows or its write-once copies say the records exist (never answered as an empty ledger); see GET /v1/firm/me/backup-status */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -12047,7 +12083,7 @@ export interface operations {
                      * @description https URL on a public address (private, loopback, link-local and metadata addresses are refused, also when a host name resolves to one at delivery time). The embedded development stack also accepts http on 127.0.0.1 and localhost.
                      */
                     url: string;
-                    events: ("job.submitted" | "review.started" | "review.completed" | "document.approved" | "document.modified" | "document.rejected" | "chain.repaired" | "sla.breached" | "impact-assessment.approved" | "incident.logged" | "incident.resolved" | "firm-settings.updated")[];
+                    events: ("job.submitted" | "review.started" | "review.completed" | "document.approved" | "document.modified" | "document.rejected" | "chain.repaired" | "sla.breached" | "impact-assessment.approved" | "incident.logged" | "incident.resolved" | "firm-settings.updated" | "ledger.tampering-detected")[];
                 };
             };
         };

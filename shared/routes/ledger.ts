@@ -16,13 +16,20 @@ export const listRecords = route({
   path: '/v1/ledger/records',
   handler: 'functions/ledger/list-records',
   auth: ANY_CREDENTIAL_OR_AUDITOR,
-  permissions: { main: 'read', ledger: 'read' },
+  // The immutable store only for a firm without a chain head: is it new, or did it lose its ledger (issue 32)?
+  permissions: { main: 'read', ledger: 'read', immutable: 'read' },
   tag: 'Ledger',
   summary: "List the firm's ledger records",
   description:
     'Newest first by default (order=asc for chain order). Filters combine with AND: eventType, actorId, documentHash and documentReference (documentMetadata.documentReference) match exactly; startDate and endDate bound timestamp inclusively. Without filters any page number is served and total is the chain length. With filters a page reads one index (the first equality filter of documentHash, documentReference, actorId, eventType; dates bound it); total is null until the last page; with two or more equality filters a request reads at most 4 × pageSize records, so a page may be short (even empty) with a nextCursor: follow nextCursor until null.',
   request: { query: ListRecordsQuery },
-  responses: { 200: { description: 'A page of records', schema: LedgerRecordPage } },
+  responses: {
+    200: { description: 'A page of records', schema: LedgerRecordPage },
+    409: {
+      description:
+        'The ledger was damaged outside the service: the page or the whole chain is missing from the database although its chain head, its rows or its write-once copies say the records exist (never answered as an empty ledger); see GET /v1/firm/me/backup-status',
+    },
+  },
 });
 
 export const getRecord = route({

@@ -13,3 +13,10 @@ export const logger = new Logger({
  * function's log group counts it, and an alarm fires on one (lib/monitoring.ts): keep the text stable.
  */
 export const VERIFICATION_FAILED_LOG = 'Chain verification found broken records';
+
+/**
+ * Logged (ERROR) once per ledger row the tamper watch finds changed or removed outside the service, and for every
+ * chain head removed (shared/services/integrity/tamper-watch.ts). In AWS a metric filter turns it into the
+ * LEDGER_TAMPERING_DETECTED metric, and an alarm fires on one (lib/monitoring.ts): keep the text stable.
+ */
+export const TAMPERING_DETECTED_LOG = 'LEDGER_TAMPERING_DETECTED';

@@ -1,6 +1,6 @@
 import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { ROUTES } from '../../shared/routes.js';
-import { VERIFICATION_FAILED_LOG } from '../../shared/runtime/logger.js';
+import { TAMPERING_DETECTED_LOG, VERIFICATION_FAILED_LOG } from '../../shared/runtime/logger.js';
 import { WORKERS } from '../../shared/workers/table.js';
 import { synth } from './synth.js';
 import { functionIdByDescription, referencedId, resources } from './template-graph.js';
@@ -87,13 +87,19 @@ describe('monitoring', () => {
     for (const fn of functions) expect(watched).toContain(fn);
   });
 
-  it('alarms on the depth of every dead-letter queue', () => {
+  it("alarms on the depth of every dead-letter queue and every stream worker's on-failure queue", () => {
     const queues = resources(template, 'AWS::SQS::Queue');
     const deadLetterIds = Object.values(queues)
       .map((q) => q.Properties.RedrivePolicy?.deadLetterTargetArn)
       .filter(Boolean)
       .map((arn) => referencedId(arn));
     expect(deadLetterIds.length).toBe(WORKERS.filter((w) => w.trigger.kind === 'queue').length);
+    const onFailureIds = Object.values(resources(template, 'AWS::Lambda::EventSourceMapping'))
+      .map((m) => m.Properties.DestinationConfig?.OnFailure?.Destination)
+      .filter(Boolean)
+      .map((arn) => referencedId(arn));
+    expect(onFailureIds.length).toBe(WORKERS.filter((w) => w.trigger.kind === 'stream').length);
+    deadLetterIds.push(...onFailureIds);
     const watched = alarmsOf(template)
       .filter((a) => a.Properties.MetricName === 'ApproximateNumberOfMessagesVisible')
       .map((a) => referencedId(a.Properties.Dimensions[0].Value));
@@ -101,7 +107,9 @@ describe('monitoring', () => {
   });
 
   it("counts failed verifications from every function's log group and alarms on the first", () => {
-    const filters = Object.values(resources(template, 'AWS::Logs::MetricFilter'));
+    const filters = Object.values(resources(template, 'AWS::Logs::MetricFilter')).filter(
+      (filter) => filter.Properties.MetricTransformations[0].MetricName === 'FailedVerifications',
+    );
     // Every function logs to one of the two log groups; each group has the filter.
     const logGroupsOfFunctions = new Set(
       Object.entries(resources(template, 'AWS::Lambda::Function'))
@@ -126,6 +134,36 @@ describe('monitoring', () => {
       Namespace: 'GovernanceLedger/prod',
       MetricName: 'FailedVerifications',
       Threshold: 1,
+    });
+  });
+
+  it("counts LEDGER_TAMPERING_DETECTED from every function's log group and alarms on the first (issue 32)", () => {
+    const all = Object.values(resources(template, 'AWS::Logs::MetricFilter'));
+    const tampering = all.filter(
+      (filter) => filter.Properties.FilterPattern === `{ $.message = "${TAMPERING_DETECTED_LOG}" }`,
+    );
+    const logGroups = new Set(all.map((filter) => referencedId(filter.Properties.LogGroupName)));
+    expect(new Set(tampering.map((filter) => referencedId(filter.Properties.LogGroupName)))).toEqual(
+      logGroups,
+    );
+    for (const filter of tampering)
+      expect(filter.Properties.MetricTransformations).toEqual([
+        expect.objectContaining({
+          MetricNamespace: 'GovernanceLedger/prod',
+          MetricName: 'LEDGER_TAMPERING_DETECTED',
+          MetricValue: '1',
+        }),
+      ]);
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      AlarmName: 'gls-prod-ledger-tampering-detected',
+      Namespace: 'GovernanceLedger/prod',
+      MetricName: 'LEDGER_TAMPERING_DETECTED',
+      Statistic: 'Sum',
+      Period: 60,
+      Threshold: 1,
+      EvaluationPeriods: 1,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      AlarmActions: [{ Ref: topicId }],
     });
   });
 
