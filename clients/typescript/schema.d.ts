@@ -207,7 +207,7 @@ export interface paths {
         };
         /**
          * The log's verifier keys (C2SP vkeys)
-         * @description The C2SP verifier keys of the firm's checkpoint origin, name+hex(keyID)+base64(type ‖ key), one a line: type 0x02 (ECDSA P-256, key = SPKI DER) for each signing key of the history that is not revoked, type 0x01 (Ed25519) for the checkpoint key. Configure witnesses, monitors and verify-evidence with them.
+         * @description The C2SP verifier keys of the firm's checkpoint origin, name+hex(keyID)+base64(type ‖ key), one a line: type 0x02 (ECDSA P-256, key = SPKI DER) for each signing key of the history that is not revoked, type 0x01 (Ed25519) for each checkpoint key, current or past. Configure witnesses, monitors and verify-evidence with them.
          */
         get: operations["getLogVkeys"];
         put?: never;

@@ -180,12 +180,12 @@ export const getLogVkeys = route({
   path: '/v1/ledger/log/vkeys',
   handler: 'functions/ledger/log-vkeys',
   auth: ANY_CREDENTIAL_OR_AUDITOR,
-  // publicKey: the key history (the ECDSA keys) and the checkpoint key's public half.
+  // publicKey: the signing-key history (its genesis version is read from the key itself).
   permissions: { main: 'read', ledger: 'read', publicKey: true },
   tag: 'Ledger',
   summary: "The log's verifier keys (C2SP vkeys)",
   description:
-    "The C2SP verifier keys of the firm's checkpoint origin, name+hex(keyID)+base64(type ‖ key), one a line: type 0x02 (ECDSA P-256, key = SPKI DER) for each signing key of the history that is not revoked, type 0x01 (Ed25519) for the checkpoint key. Configure witnesses, monitors and verify-evidence with them.",
+    "The C2SP verifier keys of the firm's checkpoint origin, name+hex(keyID)+base64(type ‖ key), one a line: type 0x02 (ECDSA P-256, key = SPKI DER) for each signing key of the history that is not revoked, type 0x01 (Ed25519) for each checkpoint key, current or past. Configure witnesses, monitors and verify-evidence with them.",
   request: {},
   responses: {
     200: { description: 'The vkeys', contentType: TEXT, schema: LogText('One C2SP vkey a line') },
