@@ -4,7 +4,7 @@ import { GovernanceLedgerStack } from '../lib/stack.js';
 import { parseStage } from '../lib/stage.js';
 import { buildConsoleIfStale } from '../scripts/console-build.js';
 import { checkWebhookUrl } from '../shared/domain/webhooks/url-policy.js';
-import { parsePlatformWitnesses, parseWitnessVkey } from '../shared/domain/witnesses/witness-vkey.js';
+import { parsePlatformWitnesses } from '../shared/domain/witnesses/platform-witnesses.js';
 
 /**
  * The CDK app: one stack per stage.
@@ -61,12 +61,14 @@ function externalIssuer(): OidcSettings | undefined {
   };
 }
 
-/** Checked at synth: a malformed entry fails the deploy, not the first submission. */
+/**
+ * Checked at synth (shape and URLs): a malformed entry fails the deploy; each vkey is checked by the functions'
+ * first use (shared/services/witness-registry.ts), as the CDK app loads no signature code.
+ */
 function platformWitnesses(): string | undefined {
   const setting = context('platformWitnesses');
   if (setting === undefined) return undefined;
   for (const entry of parsePlatformWitnesses(setting)) {
-    parseWitnessVkey(entry.vkey);
     const checked = checkWebhookUrl(entry.url, { allowInsecureLoopback: false });
     if (!checked.ok) throw new Error(`platformWitnesses: the URL ${entry.url} ${checked.reason}`);
   }

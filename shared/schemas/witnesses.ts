@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { MAX_WEBHOOK_URL_LENGTH } from '../domain/webhooks/url-policy.js';
-import { MAX_WITNESS_VKEY_LENGTH } from '../domain/witnesses/witness-vkey.js';
+import { MAX_WITNESS_VKEY_LENGTH } from '../domain/witnesses/witness-limits.js';
 import { Timestamp } from './common.js';
 import { WellFormedString } from './storable-json.js';
 
@@ -25,14 +25,10 @@ export const WitnessKeyIdParam = z.object({
 
 const WitnessStatus = z
   .object({
-    acknowledgedSize: z
-      .number()
-      .int()
-      .nullable()
-      .meta({
-        description:
-          'The tree size the witness last acknowledged (cosigned, or named in a 409); null before any answer',
-      }),
+    acknowledgedSize: z.number().int().nullable().meta({
+      description:
+        'The tree size the witness last acknowledged (cosigned, or named in a 409); null before any answer',
+    }),
     cosignedSize: z.number().int().nullable().meta({ description: 'The latest checkpoint size it cosigned' }),
     cosignedAt: Timestamp.nullable(),
     lastOutcome: z

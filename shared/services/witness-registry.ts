@@ -1,9 +1,6 @@
 import { checkWebhookUrl } from '../domain/webhooks/url-policy.js';
-import {
-  parsePlatformWitnesses,
-  parseWitnessVkey,
-  WitnessKeyError,
-} from '../domain/witnesses/witness-vkey.js';
+import { parsePlatformWitnesses } from '../domain/witnesses/platform-witnesses.js';
+import { parseWitnessVkey, WitnessKeyError } from '../domain/witnesses/witness-vkey.js';
 import { platformWitnessesSetting } from '../runtime/config.js';
 import type { Deps } from '../runtime/deps.js';
 import { listWitnesses } from '../store/witness-store.js';

@@ -136,7 +136,7 @@ describe('monitoring', () => {
       (filter) => filter.Properties.MetricTransformations[0].MetricName === 'WitnessRefusals',
     );
     expect(filters).toHaveLength(1);
-    const [filter] = filters;
+    const filter = filters[0]!;
     expect(filter.Properties.FilterPattern).toBe(`{ $.message = "${WITNESS_REFUSED_LOG}" }`);
     expect(filter.Properties.MetricTransformations).toEqual([
       expect.objectContaining({ MetricNamespace: 'GovernanceLedger/prod', MetricValue: '1' }),

@@ -1,5 +1,6 @@
 import { encodeHex } from '../tlog/encoding.js';
 import { parseVkey, SIG_COSIGNATURE_V1, VkeyFormatError } from '../tlog/note.js';
+import { MAX_WITNESS_VKEY_LENGTH } from './witness-limits.js';
 
 /**
  * A witness as the service submits to it (issue 31, "Submitting"): its C2SP vkey, which must be a cosignature/v1
@@ -17,9 +18,6 @@ export interface WitnessKey {
 export class WitnessKeyError extends Error {
   override name = 'WitnessKeyError';
 }
-
-/** Longest vkey accepted: a name of up to 200 characters plus ID and key (type 0x04 keys are 33 bytes). */
-export const MAX_WITNESS_VKEY_LENGTH = 300;
 
 /** Parses and checks a witness vkey; throws WitnessKeyError saying what is wrong. */
 export function parseWitnessVkey(vkey: string): WitnessKey {
@@ -39,27 +37,4 @@ export function parseWitnessVkey(vkey: string): WitnessKey {
     );
   if (parsed.key.length !== 32) throw new WitnessKeyError('does not hold a 32-byte Ed25519 public key');
   return { name: parsed.name, keyId: encodeHex(parsed.keyId), vkey };
-}
-
-/** A platform-wide witness from the operator's configuration (PLATFORM_WITNESSES). */
-export interface ConfiguredWitness {
-  vkey: string;
-  url: string;
-}
-
-/**
- * The PLATFORM_WITNESSES format: entries separated by commas or newlines, each `<vkey> <submission prefix URL>`
- * (whitespace between them; a comma inside a URL must be written %2C). Empty: none.
- */
-export function parsePlatformWitnesses(text: string): ConfiguredWitness[] {
-  return text
-    .split(/[,\n]/)
-    .map((entry) => entry.trim())
-    .filter((entry) => entry !== '')
-    .map((entry) => {
-      const parts = entry.split(/\s+/);
-      if (parts.length !== 2)
-        throw new WitnessKeyError(`platform witness "${entry}": expected "<vkey> <url>"`);
-      return { vkey: parts[0]!, url: parts[1]! };
-    });
 }
