@@ -1,12 +1,15 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { generateKeyPairSync } from 'node:crypto';
+import { generateKeyPairSync, sign } from 'node:crypto';
 import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseCheckpoint } from '../../shared/domain/tlog/checkpoint.js';
+import { cosignatureMessage, cosignatureSignature } from '../../shared/domain/tlog/cosignature.js';
 import {
+  cosignatureKeyId,
+  formatNote,
   formatVkey,
   parseNote,
   parseVkey,
@@ -111,6 +114,45 @@ function refusingWitness(): { server: Server; vkey: string; sizes: number[] } {
     });
   });
   return { server, vkey, sizes };
+}
+
+/**
+ * A witness with an Ed25519 key that answers each add-checkpoint by the next step of `script`: 503, a cosignature
+ * by another key (which must not be kept), or its own valid cosignature.
+ */
+function scriptedWitness(name: string, script: ('503' | 'foreign' | 'cosign')[]) {
+  const key = (keyName: string) => {
+    const { privateKey, publicKey } = generateKeyPairSync('ed25519');
+    const raw = new Uint8Array(publicKey.export({ format: 'der', type: 'spki' }).subarray(-32));
+    const cosign = (checkpointText: string) => {
+      const time = Math.floor(Date.now() / 1000);
+      const sig = sign(null, cosignatureMessage(checkpointText, time), privateKey);
+      const signature = cosignatureSignature(time, new Uint8Array(sig));
+      return formatNote(checkpointText, [
+        { name: keyName, keyId: cosignatureKeyId(keyName, raw), signature },
+      ]).slice(checkpointText.length + 1);
+    };
+    return { vkey: formatVkey(keyName, SIG_COSIGNATURE_V1, raw), cosign };
+  };
+  const own = key(name);
+  const foreign = key(name);
+  const answered: string[] = [];
+  const server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (chunk: Buffer) => (body += chunk.toString()));
+    req.on('end', () => {
+      const checkpointText = parseNote(body.slice(body.indexOf('\n\n') + 2)).text;
+      const step = script[Math.min(answered.length, script.length - 1)]!;
+      answered.push(step);
+      if (step === '503') {
+        res.writeHead(503, { 'Content-Type': 'text/plain' }).end('busy\n');
+        return;
+      }
+      res.writeHead(200, { 'Content-Type': 'text/plain' });
+      res.end((step === 'cosign' ? own : foreign).cosign(checkpointText));
+    });
+  });
+  return { server, vkey: own.vkey, answered };
 }
 
 describe('submitting checkpoints to witnesses', () => {
@@ -332,4 +374,35 @@ describe('submitting checkpoints to witnesses', () => {
       await Promise.all([receiver, refuser.server].map((s) => new Promise((ok) => s.close(ok))));
     }
   }, 180_000);
+  it('retries a witness that did not answer (503) and keeps only a cosignature by its vkey', async () => {
+    const witness = scriptedWitness('scripted.test/w', ['503', 'foreign', 'cosign']);
+    await new Promise<void>((ok) => witness.server.listen(0, '127.0.0.1', ok));
+    try {
+      const url = `http://127.0.0.1:${(witness.server.address() as AddressInfo).port}`;
+      const keyId = Buffer.from(parseVkey(witness.vkey).keyId).toString('hex');
+      expect((await register({ vkey: witness.vkey, url })).status).toBe(201);
+      const first = await append(1);
+      // The 503 is retried after the backoff; the retry's answer carries a cosignature by another key.
+      const status = await until(
+        'the retry answered with a foreign cosignature',
+        async () => {
+          const entry = (await witnesses()).body.find((w: { keyId: string }) => w.keyId === keyId);
+          return entry?.status.lastOutcome === 'bad-cosignature' ? entry.status : undefined;
+        },
+        60_000,
+      );
+      expect(witness.answered.slice(0, 2)).toEqual(['503', 'foreign']);
+      expect(status).toMatchObject({ acknowledgedSize: first, cosignedSize: null });
+      const served = await cosignedBy(first, [witnessA.vkey, witnessB.vkey]);
+      expect(served.note).not.toContain('scripted.test/w');
+      // The next checkpoint is cosigned by its own key: kept and served.
+      const next = await append(1);
+      await cosignedBy(next, [witnessA.vkey, witnessB.vkey, witness.vkey]);
+      expect((await call(stack, 'DELETE', `/v1/firm/me/witnesses/${keyId}`, { key: firm.key })).status).toBe(
+        204,
+      );
+    } finally {
+      await new Promise((ok) => witness.server.close(ok));
+    }
+  }, 120_000);
 });
