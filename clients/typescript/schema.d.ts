@@ -1597,6 +1597,47 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/firm/me/witnesses": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The witnesses the firm's checkpoints are submitted to, the platform's and the firm's, with their status */
+        get: operations["listWitnesses"];
+        put?: never;
+        /**
+         * Register a witness (its C2SP vkey and submission URL)
+         * @description From the next checkpoint on, the service submits each new checkpoint of the firm's log to the witness (C2SP tlog-witness add-checkpoint, with the consistency proof from the size it last acknowledged) and serves its verified cosignature with the checkpoint (GET /v1/ledger/log/checkpoint). 400 for a vkey that is not a type 0x04 C2SP vkey with a matching key ID, or a URL the webhook URL rules refuse; 409 when a witness of that key ID is already registered or is a platform witness, or the firm has 10.
+         */
+        post: operations["createWitness"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/firm/me/witnesses/{keyId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Stop submitting to a witness (cosignatures it gave stay with their checkpoints)
+         * @description 404 for a key ID the firm has not registered; 409 for a platform witness.
+         */
+        delete: operations["deleteWitness"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -2467,7 +2508,7 @@ export interface components {
             recentVerifications: components["schemas"]["Verification"][];
         };
         /** @enum {string} */
-        LedgerEventType: "GENERATION_RECORDED" | "DOCUMENT_SUBMITTED" | "REVIEW_STARTED" | "REVIEW_COMPLETED" | "DOCUMENT_APPROVED" | "DOCUMENT_MODIFIED" | "DOCUMENT_REJECTED" | "CERTIFICATE_ISSUED" | "CHAIN_VERIFIED" | "CHAIN_REPAIRED" | "SLA_BREACHED" | "JOB_ESCALATED" | "IMPACT_ASSESSMENT_APPROVED" | "INCIDENT_LOGGED" | "INCIDENT_RESOLVED" | "ASSURANCE_REVIEW_SIGNED" | "FIRM_SETTINGS_UPDATED" | "SIGNING_KEY_ROTATED" | "TAMPERING_DETECTED";
+        LedgerEventType: "GENERATION_RECORDED" | "DOCUMENT_SUBMITTED" | "REVIEW_STARTED" | "REVIEW_COMPLETED" | "DOCUMENT_APPROVED" | "DOCUMENT_MODIFIED" | "DOCUMENT_REJECTED" | "CERTIFICATE_ISSUED" | "CHAIN_VERIFIED" | "CHAIN_REPAIRED" | "SLA_BREACHED" | "JOB_ESCALATED" | "IMPACT_ASSESSMENT_APPROVED" | "INCIDENT_LOGGED" | "INCIDENT_RESOLVED" | "ASSURANCE_REVIEW_SIGNED" | "FIRM_SETTINGS_UPDATED" | "SIGNING_KEY_ROTATED" | "TAMPERING_DETECTED" | "LOG_WITNESS_REFUSED";
         /** @description A signed ledger record (format: docs/ledger-format.md) */
         LedgerRecord: {
             id: string;
@@ -3220,6 +3261,37 @@ export interface components {
         WebhookDeliveryPage: {
             data: components["schemas"]["WebhookDelivery"][];
             pagination: components["schemas"]["Pagination"];
+        };
+        Witness: {
+            /** @description The key ID of its vkey, 8 hex digits: its id in this API */
+            keyId: string;
+            /** @description The key name of its vkey, which its cosignature lines carry */
+            name: string;
+            vkey: string;
+            /** @description Submission prefix: the service POSTs `<url>/add-checkpoint` */
+            url: string;
+            /**
+             * @description firm: registered by the firm (removable); platform: configured by the operator for every firm (PLATFORM_WITNESSES)
+             * @enum {string}
+             */
+            scope: "firm" | "platform";
+            createdAt: string | null;
+            status: components["schemas"]["WitnessStatus"];
+        };
+        WitnessStatus: {
+            /** @description The tree size the witness last acknowledged (cosigned, or named in a 409); null before any answer */
+            acknowledgedSize: number | null;
+            /** @description The latest checkpoint size it cosigned */
+            cosignedSize: number | null;
+            cosignedAt: string | null;
+            /** @description The last submission: cosigned (200, cosignature verified and kept); size (409, its size learnt); refused (422: a bad consistency proof, it holds another history: alarm and log.witness-refused); unavailable (no answer, 5xx or 429: retried with backoff); rejected (another 4xx, e.g. 404 it does not follow this log, 403 it does not trust its keys); bad-cosignature (200 without a cosignature that verifies with its vkey: not kept) */
+            lastOutcome: ("cosigned" | "size" | "refused" | "unavailable" | "rejected" | "bad-cosignature") | null;
+            lastError: string | null;
+            lastAttemptAt: string | null;
+            /** @description True from a 422 until the witness cosigns again */
+            refusing: boolean;
+            refusedAt: string | null;
+            refusedSize: number | null;
         };
     };
     responses: never;
@@ -12083,7 +12155,7 @@ export interface operations {
                      * @description https URL on a public address (private, loopback, link-local and metadata addresses are refused, also when a host name resolves to one at delivery time). The embedded development stack also accepts http on 127.0.0.1 and localhost.
                      */
                     url: string;
-                    events: ("job.submitted" | "review.started" | "review.completed" | "document.approved" | "document.modified" | "document.rejected" | "chain.repaired" | "sla.breached" | "impact-assessment.approved" | "incident.logged" | "incident.resolved" | "firm-settings.updated" | "ledger.tampering-detected")[];
+                    events: ("job.submitted" | "review.started" | "review.completed" | "document.approved" | "document.modified" | "document.rejected" | "chain.repaired" | "sla.breached" | "impact-assessment.approved" | "incident.logged" | "incident.resolved" | "firm-settings.updated" | "ledger.tampering-detected" | "log.witness-refused")[];
                 };
             };
         };
@@ -12559,6 +12631,273 @@ export interface operations {
             };
             /** @description UNPROCESSABLE: the answer would exceed 5 MiB, the platform's limit (narrow the request); or IDEMPOTENCY_KEY_REUSED: the Idempotency-Key was used with another request */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (stage throttling); retry with backoff */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listWitnesses: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Platform witnesses first, then the firm’s by key ID */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Witness"][];
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Credential lacks the role or credential type required */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNPROCESSABLE: the answer would exceed 5 MiB, the platform's limit (narrow the request); or IDEMPOTENCY_KEY_REUSED: the Idempotency-Key was used with another request */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (stage throttling); retry with backoff */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createWitness: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe (draft-ietf-httpapi-idempotency-key-header): a token or a quoted string, 1 to 255 printable ASCII characters, e.g. a UUID (malformed: 400). Within 24 h the same key with the same method, path and body (the same firm) answers the first answer again (status and body, the same ids, with `Idempotent-Replayed: true`) and writes nothing; the same key with another request is 422 `IDEMPOTENCY_KEY_REUSED`; while the first request runs, 409 `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. 2xx and 4xx answers are kept (except 408, 409, 425, 429); after a 5xx, 409 or 429 that wrote nothing the key may be retried. An answer carrying a new API key is never kept: a retry is 409 `IDEMPOTENCY_KEY_IN_USE` saying it was created. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The witness's C2SP verifier key, `<name>+<hex key ID>+<base64(0x04 ‖ Ed25519 public key)>` (signature type 0x04, cosignature/v1; the key ID must match the name and key). Our witness (`npm run witness`) prints it when it starts. */
+                    vkey: string;
+                    /**
+                     * Format: uri
+                     * @description The witness's submission prefix (C2SP tlog-witness): the service POSTs `<url>/add-checkpoint`. The webhook URL rules apply: https on a public address (private, loopback, link-local and metadata addresses are refused, also when a host name resolves to one at submission time); the embedded development stack also accepts http on 127.0.0.1 and localhost.
+                     */
+                    url: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The witness */
+            201: {
+                headers: {
+                    /** @description `true` when this is the kept answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Witness"];
+                };
+            };
+            /** @description Invalid request (details lists the offending fields) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Credential lacks the role or credential type required */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict with the current state; or IDEMPOTENCY_KEY_IN_USE: a request with the same Idempotency-Key is still running (with Retry-After) or was carried out without a kept answer */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is too large (a JSON body: over 256 KiB) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body was not sent as application/json (or a +json type) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNPROCESSABLE: the answer would exceed 5 MiB, the platform's limit (narrow the request); or IDEMPOTENCY_KEY_REUSED: the Idempotency-Key was used with another request */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (stage throttling); retry with backoff */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteWitness: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The witness's key ID (8 hex digits, from its vkey) */
+                keyId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid request (details lists the offending fields) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Credential lacks the role or credential type required */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (also for resources of another firm) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict with the current state */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -21,6 +21,8 @@ export const LEDGER_EVENT_TYPES = [
   'SIGNING_KEY_ROTATED',
   // Issue 32: the tamper watch found a record row changed or removed outside the service (§6c of the architecture).
   'TAMPERING_DETECTED',
+  // Issue 31: a witness refused a checkpoint of the firm's verifiable log (422, a bad consistency proof).
+  'LOG_WITNESS_REFUSED',
 ] as const;
 
 export type LedgerEventType = (typeof LEDGER_EVENT_TYPES)[number];
@@ -39,6 +41,7 @@ export const WEBHOOK_EVENT_NAMES = {
   INCIDENT_RESOLVED: 'incident.resolved',
   FIRM_SETTINGS_UPDATED: 'firm-settings.updated',
   TAMPERING_DETECTED: 'ledger.tampering-detected',
+  LOG_WITNESS_REFUSED: 'log.witness-refused',
 } as const satisfies Partial<Record<LedgerEventType, string>>;
 
 /** The events that complete a review job (one per job). */

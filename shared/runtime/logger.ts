@@ -20,3 +20,10 @@ export const VERIFICATION_FAILED_LOG = 'Chain verification found broken records'
  * LEDGER_TAMPERING_DETECTED metric, and an alarm fires on one (lib/monitoring.ts): keep the text stable.
  */
 export const TAMPERING_DETECTED_LOG = 'LEDGER_TAMPERING_DETECTED';
+
+/**
+ * Logged (ERROR) when a witness refuses a checkpoint with 422 (shared/services/witness-submission.ts): it holds
+ * another history of the firm's log, someone saw a split view. In AWS a metric filter on the workers' log group
+ * counts it (WitnessRefusals) and an alarm fires on one (lib/monitoring.ts): keep the text stable.
+ */
+export const WITNESS_REFUSED_LOG = 'A witness refused a checkpoint: it holds another history of the log';

@@ -1,6 +1,10 @@
 import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { ROUTES } from '../../shared/routes.js';
-import { TAMPERING_DETECTED_LOG, VERIFICATION_FAILED_LOG } from '../../shared/runtime/logger.js';
+import {
+  TAMPERING_DETECTED_LOG,
+  VERIFICATION_FAILED_LOG,
+  WITNESS_REFUSED_LOG,
+} from '../../shared/runtime/logger.js';
 import { WORKERS } from '../../shared/workers/table.js';
 import { synth } from './synth.js';
 import { functionIdByDescription, referencedId, resources } from './template-graph.js';
@@ -165,6 +169,37 @@ describe('monitoring', () => {
       ComparisonOperator: 'GreaterThanOrEqualToThreshold',
       AlarmActions: [{ Ref: topicId }],
     });
+  });
+
+  it("counts witness refusals from the log-witness worker's log group and alarms on the first", () => {
+    const filters = Object.values(resources(template, 'AWS::Logs::MetricFilter')).filter(
+      (filter) => filter.Properties.MetricTransformations[0].MetricName === 'WitnessRefusals',
+    );
+    expect(filters).toHaveLength(1);
+    const filter = filters[0]!;
+    expect(filter.Properties.FilterPattern).toBe(`{ $.message = "${WITNESS_REFUSED_LOG}" }`);
+    expect(filter.Properties.MetricTransformations).toEqual([
+      expect.objectContaining({ MetricNamespace: 'GovernanceLedger/prod', MetricValue: '1' }),
+    ]);
+    const witnessWorker = functionIdByDescription(
+      template,
+      WORKERS.find((w) => w.name === 'log-witness')!.description,
+    );
+    const functions = resources(template, 'AWS::Lambda::Function');
+    expect(referencedId(filter.Properties.LogGroupName)).toBe(
+      referencedId(functions[witnessWorker]!.Properties.LoggingConfig.LogGroup),
+    );
+    const alarm = alarmsOf(template).find((a) => a.Properties.AlarmName === 'gls-prod-witness-refusals')!;
+    expect(alarm.Properties).toEqual(
+      expect.objectContaining({
+        Namespace: 'GovernanceLedger/prod',
+        MetricName: 'WitnessRefusals',
+        Statistic: 'Sum',
+        Threshold: 1,
+        ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+        AlarmActions: [{ Ref: topicId }],
+      }),
+    );
   });
 
   it('has a dashboard', () => {

@@ -66,6 +66,7 @@ const EVENT_LABELS: Record<LedgerEventType, string> = {
   FIRM_SETTINGS_UPDATED: 'Compliance settings changed',
   SIGNING_KEY_ROTATED: 'Ledger signing key rotated',
   TAMPERING_DETECTED: 'Ledger tampering detected',
+  LOG_WITNESS_REFUSED: 'A witness refused a checkpoint of the verifiable log',
 };
 
 const PILLS: Partial<Record<LedgerEventType, { label: string; tone: PillTone }>> = {

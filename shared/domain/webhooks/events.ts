@@ -2,7 +2,10 @@ import { LEDGER_EVENT_TYPES, WEBHOOK_EVENT_NAMES, type LedgerEventType } from '.
 
 export type WebhookEventName = (typeof WEBHOOK_EVENT_NAMES)[keyof typeof WEBHOOK_EVENT_NAMES];
 
-/** The names a webhook registration accepts: the spec's twelve, in its order, then ledger.tampering-detected (issue 32). */
+/**
+ * The names a webhook registration accepts: the spec's twelve, in its order, then ledger.tampering-detected (issue 32)
+ * and log.witness-refused (issue 31).
+ */
 export const SUBSCRIBABLE_EVENTS: readonly WebhookEventName[] = Object.values(WEBHOOK_EVENT_NAMES);
 
 const SUBSCRIBABLE = new Set<string>(SUBSCRIBABLE_EVENTS);

@@ -23,7 +23,8 @@ import { actorOfUser, Timeline } from './timeline.js';
  * Per completed job: DOCUMENT_SUBMITTED, REVIEW_STARTED, REVIEW_COMPLETED and its outcome record (4 records);
  * the remaining records are spread over the other kinds ordinary operation writes (certificates, SLA breaches,
  * escalations, incidents, impact assessments, assurance reviews, settings changes, verifications, AI
- * generations). CHAIN_REPAIRED (a restore) and SIGNING_KEY_ROTATED (a key change) are never invented.
+ * generations). CHAIN_REPAIRED (a restore), SIGNING_KEY_ROTATED (a key change) and LOG_WITNESS_REFUSED (a
+ * witness's alarm) are never invented.
  */
 
 export const RECORDS_PER_JOB = 4;

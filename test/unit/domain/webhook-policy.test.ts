@@ -206,7 +206,7 @@ describe('webhook retry schedule', () => {
 });
 
 describe('subscribable webhook events', () => {
-  it("are exactly the spec's twelve names and the tamper watch's (issue 32)", () => {
+  it("are exactly the spec's twelve names, the tamper watch's (issue 32) and the verifiable log's alarm (issue 31)", () => {
     expect([...SUBSCRIBABLE_EVENTS].sort()).toEqual(
       [
         'job.submitted',
@@ -222,6 +222,7 @@ describe('subscribable webhook events', () => {
         'incident.resolved',
         'firm-settings.updated',
         'ledger.tampering-detected',
+        'log.witness-refused',
       ].sort(),
     );
   });

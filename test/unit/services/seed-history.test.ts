@@ -46,10 +46,10 @@ describe('the seeded history (planHistory)', () => {
     expect(new Set(plan.payloads.map((p) => p.id)).size).toBe(1000);
   });
 
-  it('holds every kind ordinary operation writes, and never a repair, a key change or a tampering found', () => {
+  it('holds every kind ordinary operation writes, and never a repair, a key change, a tampering found or a witness refusal', () => {
     const kinds = new Set(plan.payloads.map((p) => p.eventType));
-    const extraordinary = new Set(['CHAIN_REPAIRED', 'SIGNING_KEY_ROTATED', 'TAMPERING_DETECTED']);
-    expect([...kinds].sort()).toEqual(LEDGER_EVENT_TYPES.filter((t) => !extraordinary.has(t)).sort());
+    const never = ['CHAIN_REPAIRED', 'SIGNING_KEY_ROTATED', 'TAMPERING_DETECTED', 'LOG_WITNESS_REFUSED'];
+    expect([...kinds].sort()).toEqual(LEDGER_EVENT_TYPES.filter((t) => !never.includes(t)).sort());
   });
 
   it('gives each completed job its four records in order, its outcome record and a consistent state', () => {
