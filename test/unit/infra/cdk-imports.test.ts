@@ -26,6 +26,8 @@ const SHARED_CONSTANTS: Record<string, string> = {
   'shared/runtime/logger.ts':
     'VERIFICATION_FAILED_LOG: the log message an alarm filters on (lib/monitoring.ts)',
   'shared/store/tables.ts': 'TABLES: the table descriptions the stack and the local stack create',
+  'shared/store/keys.ts':
+    "SK_PREFIX.record: the record rows' prefix the tamper watch's stream filter matches",
 };
 
 const root = fileURLToPath(new URL('../../..', import.meta.url));
