@@ -55,8 +55,8 @@ describe('recordProof waiting for a checkpoint', () => {
     expect(error).toBeInstanceOf(NotYetCheckpointedError);
     expect(error).toBeInstanceOf(ConflictError);
     expect((error as Error).message).toContain('latest tree size 3');
-    // 3 × 40 ms polled every 20 ms or so: several polls, not one and not unbounded.
-    expect(polls()).toBeGreaterThan(2);
+    // 3 × 40 ms polled every 20 ms or so: more than one poll (a loaded machine may delay the timers), not unbounded.
+    expect(polls()).toBeGreaterThan(1);
     expect(polls()).toBeLessThan(20);
     const response = toErrorResponse(error, 'req');
     expect(response.statusCode).toBe(409);
@@ -81,8 +81,13 @@ describe('recordProof waiting for a checkpoint', () => {
   });
 
   it('answers as soon as a checkpoint covers the record', async () => {
+    // A 2 s interval (a 6 s wait, polled every 250 ms), so the third poll comes well inside it however loaded the
+    // machine is.
+    process.env.CHECKPOINT_INTERVAL_MS = '2000';
     const { deps, polls } = store([3, 3, 5]);
-    const proof = await recordProof(deps, FIRM, 'rec_5');
+    const proof = await recordProof(deps, FIRM, 'rec_5').finally(() => {
+      process.env.CHECKPOINT_INTERVAL_MS = '40';
+    });
     expect(polls()).toBe(3);
     expect(proof.split('\n').slice(0, 3)).toEqual(['c2sp.org/tlog-proof@v1', 'index 4', expect.any(String)]);
     expect(proof).toContain('\n\no\n5\nroot\n\n— o sig\n');
