@@ -13,3 +13,10 @@ export const logger = new Logger({
  * function's log group counts it, and an alarm fires on one (lib/monitoring.ts): keep the text stable.
  */
 export const VERIFICATION_FAILED_LOG = 'Chain verification found broken records';
+
+/**
+ * Logged (WARN, with `dependency`) when a dependency call stalled past its budget or failed with a transient fault
+ * and the request answers 503 (shared/adapters/bounded-dependencies.ts). A metric filter counts it per dependency
+ * and an alarm fires on it (lib/monitoring.ts): keep the text stable.
+ */
+export const DEPENDENCY_UNAVAILABLE_LOG = 'Dependency unavailable';
