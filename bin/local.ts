@@ -71,7 +71,7 @@ type Invoke = (
   module: string,
   name: string,
   event: unknown,
-) => Promise<{ value: unknown; instance?: number }>;
+) => Promise<{ value: unknown; instance?: number; runMs?: number }>;
 
 const handlerOf = handlerModules(root);
 
@@ -117,10 +117,13 @@ const server = createApiServer({
   loadHandler: async (module) => {
     await ready;
     return async (event, context) => {
-      const { value, instance } = await invoke(module, context.functionName, event);
+      const { value, instance, runMs } = await invoke(module, context.functionName, event);
       const result = value as APIGatewayProxyStructuredResultV2;
       if (instance === undefined) return result;
-      return { ...result, headers: { ...result.headers, 'x-local-instance': String(instance) } };
+      // Which instance ran it, and for how long (Lambda's duration: the wait for a free instance, which AWS does
+      // not have as it scales out, is not in it).
+      const headers = { 'x-local-instance': String(instance), 'x-local-run-ms': String(runMs) };
+      return { ...result, headers: { ...result.headers, ...headers } };
     };
   },
   localPaths: async (request, response, readBody) => {

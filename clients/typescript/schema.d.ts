@@ -11,7 +11,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Service health */
+        /**
+         * Service health
+         * @description Asks each dependency (database, signer, object store, queue) within a short budget: 200 with status ok, or 503 with status degraded and Retry-After naming which dependency is failing.
+         */
         get: operations["getHealth"];
         put?: never;
         post?: never;
@@ -2144,7 +2147,19 @@ export interface components {
             jobCount: number;
         };
         Health: {
-            status: string;
+            /** @enum {string} */
+            status: "ok" | "degraded";
+            /** @description Each dependency: ok, or failing (timed out or failed within its check budget) */
+            dependencies: {
+                /** @enum {string} */
+                database: "ok" | "failing";
+                /** @enum {string} */
+                signer: "ok" | "failing";
+                /** @enum {string} */
+                objects: "ok" | "failing";
+                /** @enum {string} */
+                queue: "ok" | "failing";
+            };
             /**
              * Format: date-time
              * @description ISO 8601 date-time (UTC, milliseconds)
@@ -3105,7 +3120,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The service is up */
+            /** @description The service and its dependencies are up */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3141,6 +3156,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description A dependency is failing (see dependencies) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Health"];
+                };
+            };
         };
     };
     getHealthHead: {
@@ -3152,7 +3176,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The service is up */
+            /** @description The service and its dependencies are up */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3175,6 +3199,13 @@ export interface operations {
             };
             /** @description Internal error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A dependency is failing (see dependencies) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3227,6 +3258,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getOfflineEvidenceVerifierHead: {
@@ -3261,6 +3301,13 @@ export interface operations {
             };
             /** @description Internal error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3313,6 +3360,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getOpenApiHead: {
@@ -3347,6 +3403,13 @@ export interface operations {
             };
             /** @description Internal error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3399,6 +3462,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getSigningKeyHead: {
@@ -3433,6 +3505,13 @@ export interface operations {
             };
             /** @description Internal error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3485,6 +3564,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getSigningKeysHead: {
@@ -3519,6 +3607,13 @@ export interface operations {
             };
             /** @description Internal error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3598,6 +3693,15 @@ export interface operations {
             };
             /** @description Internal error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3690,6 +3794,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getLedgerRecordEvidence: {
@@ -3768,6 +3881,15 @@ export interface operations {
             };
             /** @description Internal error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3866,6 +3988,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getCertificate: {
@@ -3951,6 +4082,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getRecordCertificate: {
@@ -4029,6 +4169,15 @@ export interface operations {
             };
             /** @description Internal error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4135,6 +4284,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     listCertificates: {
@@ -4214,6 +4372,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     verifyCertificate: {
@@ -4281,6 +4448,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     verifyCertificateHead: {
@@ -4331,6 +4507,13 @@ export interface operations {
             };
             /** @description Internal error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4403,6 +4586,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     verifyCertificatePageHead: {
@@ -4453,6 +4645,13 @@ export interface operations {
             };
             /** @description Internal error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4516,6 +4715,15 @@ export interface operations {
             };
             /** @description Internal error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4608,6 +4816,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getLedgerVerification: {
@@ -4693,6 +4910,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getLedgerIntegrity: {
@@ -4751,6 +4977,15 @@ export interface operations {
             };
             /** @description Internal error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4836,6 +5071,15 @@ export interface operations {
             };
             /** @description Internal error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5005,7 +5249,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The ledger or the signing quota is busy; nothing was written, retry after Retry-After seconds */
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
             503: {
                 headers: {
                     /** @description The firm's ledger-writing policy: `"firm-writes";q=<burst>;w=<seconds a drained bucket takes to refill>` */
@@ -5132,7 +5376,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The ledger or the signing quota is busy; nothing was written, retry after Retry-After seconds */
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
             503: {
                 headers: {
                     /** @description The firm's ledger-writing policy: `"firm-writes";q=<burst>;w=<seconds a drained bucket takes to refill>` */
@@ -5203,6 +5447,15 @@ export interface operations {
             };
             /** @description Internal error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5322,6 +5575,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getFirm: {
@@ -5387,6 +5649,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getFirmSettings: {
@@ -5445,6 +5716,15 @@ export interface operations {
             };
             /** @description Internal error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5596,7 +5876,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The ledger or the signing quota is busy; nothing was written, retry after Retry-After seconds */
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
             503: {
                 headers: {
                     /** @description The firm's ledger-writing policy: `"firm-writes";q=<burst>;w=<seconds a drained bucket takes to refill>` */
@@ -5667,6 +5947,15 @@ export interface operations {
             };
             /** @description Internal error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5757,6 +6046,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     listUsers: {
@@ -5815,6 +6113,15 @@ export interface operations {
             };
             /** @description Internal error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5954,6 +6261,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     updateUser: {
@@ -6075,6 +6391,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     deactivateUser: {
@@ -6158,6 +6483,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getCurrentUser: {
@@ -6223,6 +6557,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     listDocumentTypes: {
@@ -6281,6 +6624,15 @@ export interface operations {
             };
             /** @description Internal error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6391,6 +6743,15 @@ export interface operations {
             };
             /** @description Internal error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6519,6 +6880,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     cancelReviewJob: {
@@ -6618,6 +6988,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     cancelReviewJobPrincipal: {
@@ -6710,6 +7089,15 @@ export interface operations {
             };
             /** @description Internal error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6876,7 +7264,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The ledger or the signing quota is busy; nothing was written, retry after Retry-After seconds */
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
             503: {
                 headers: {
                     /** @description The firm's ledger-writing policy: `"firm-writes";q=<burst>;w=<seconds a drained bucket takes to refill>` */
@@ -7048,7 +7436,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The ledger or the signing quota is busy; nothing was written, retry after Retry-After seconds */
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
             503: {
                 headers: {
                     /** @description The firm's ledger-writing policy: `"firm-writes";q=<burst>;w=<seconds a drained bucket takes to refill>` */
@@ -7180,6 +7568,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     createUploadPrincipal: {
@@ -7292,6 +7689,15 @@ export interface operations {
             };
             /** @description Internal error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7458,7 +7864,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The ledger or the signing quota is busy; nothing was written, retry after Retry-After seconds */
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
             503: {
                 headers: {
                     /** @description The firm's ledger-writing policy: `"firm-writes";q=<burst>;w=<seconds a drained bucket takes to refill>` */
@@ -7630,7 +8036,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The ledger or the signing quota is busy; nothing was written, retry after Retry-After seconds */
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
             503: {
                 headers: {
                     /** @description The firm's ledger-writing policy: `"firm-writes";q=<burst>;w=<seconds a drained bucket takes to refill>` */
@@ -7728,6 +8134,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getReviewJobPrincipal: {
@@ -7806,6 +8221,15 @@ export interface operations {
             };
             /** @description Internal error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7898,6 +8322,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getReviewJobDocumentPrincipal: {
@@ -7983,6 +8416,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     listReviewJobs: {
@@ -8059,6 +8501,15 @@ export interface operations {
             };
             /** @description Internal error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8263,7 +8714,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The ledger or the signing quota is busy; nothing was written, retry after Retry-After seconds */
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
             503: {
                 headers: {
                     /** @description The firm's ledger-writing policy: `"firm-writes";q=<burst>;w=<seconds a drained bucket takes to refill>` */
@@ -8352,6 +8803,15 @@ export interface operations {
             };
             /** @description Internal error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8556,7 +9016,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The ledger or the signing quota is busy; nothing was written, retry after Retry-After seconds */
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
             503: {
                 headers: {
                     /** @description The firm's ledger-writing policy: `"firm-writes";q=<burst>;w=<seconds a drained bucket takes to refill>` */
@@ -8648,6 +9108,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getReviewQueuePrincipal: {
@@ -8720,6 +9189,15 @@ export interface operations {
             };
             /** @description Internal error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8837,6 +9315,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     setReviewerAvailabilityPrincipal: {
@@ -8940,6 +9427,15 @@ export interface operations {
             };
             /** @description Internal error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9076,7 +9572,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The ledger or the signing quota is busy; nothing was written, retry after Retry-After seconds */
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
             503: {
                 headers: {
                     /** @description The firm's ledger-writing policy: `"firm-writes";q=<burst>;w=<seconds a drained bucket takes to refill>` */
@@ -9218,7 +9714,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The ledger or the signing quota is busy; nothing was written, retry after Retry-After seconds */
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
             503: {
                 headers: {
                     /** @description The firm's ledger-writing policy: `"firm-writes";q=<burst>;w=<seconds a drained bucket takes to refill>` */
@@ -9303,6 +9799,15 @@ export interface operations {
             };
             /** @description Internal error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9420,6 +9925,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getImpactAssessment: {
@@ -9498,6 +10012,15 @@ export interface operations {
             };
             /** @description Internal error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9664,7 +10187,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The ledger or the signing quota is busy; nothing was written, retry after Retry-After seconds */
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
             503: {
                 headers: {
                     /** @description The firm's ledger-writing policy: `"firm-writes";q=<burst>;w=<seconds a drained bucket takes to refill>` */
@@ -9776,6 +10299,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     listIncidents: {
@@ -9848,6 +10380,15 @@ export interface operations {
             };
             /** @description Internal error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10023,7 +10564,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The ledger or the signing quota is busy; nothing was written, retry after Retry-After seconds */
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
             503: {
                 headers: {
                     /** @description The firm's ledger-writing policy: `"firm-writes";q=<burst>;w=<seconds a drained bucket takes to refill>` */
@@ -10157,6 +10698,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getIncident: {
@@ -10235,6 +10785,15 @@ export interface operations {
             };
             /** @description Internal error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10401,7 +10960,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The ledger or the signing quota is busy; nothing was written, retry after Retry-After seconds */
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
             503: {
                 headers: {
                     /** @description The firm's ledger-writing policy: `"firm-writes";q=<burst>;w=<seconds a drained bucket takes to refill>` */
@@ -10472,6 +11031,15 @@ export interface operations {
             };
             /** @description Internal error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10601,6 +11169,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     listReportLog: {
@@ -10675,6 +11252,15 @@ export interface operations {
             };
             /** @description Internal error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10806,6 +11392,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getBiasReport: {
@@ -10887,6 +11482,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getConsumerDutyReport: {
@@ -10959,6 +11563,15 @@ export interface operations {
             };
             /** @description Internal error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11060,6 +11673,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     listModels: {
@@ -11118,6 +11740,15 @@ export interface operations {
             };
             /** @description Internal error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11197,6 +11828,15 @@ export interface operations {
             };
             /** @description Internal error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11295,6 +11935,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     searchExplainability: {
@@ -11372,6 +12021,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getVulnerabilityReport: {
@@ -11437,6 +12095,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     listWebhooks: {
@@ -11495,6 +12162,15 @@ export interface operations {
             };
             /** @description Internal error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11619,6 +12295,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     deactivateWebhook: {
@@ -11695,6 +12380,15 @@ export interface operations {
             };
             /** @description Internal error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11796,6 +12490,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     redeliverWebhookDelivery: {
@@ -11889,6 +12592,15 @@ export interface operations {
             };
             /** @description Internal error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -12016,6 +12728,15 @@ export interface operations {
             };
             /** @description Internal error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };

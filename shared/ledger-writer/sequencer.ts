@@ -43,8 +43,12 @@ export const LEASE_TTL_MS = 3_000;
  * below, inside the route functions' 20 s and API Gateway's 30 s; shared/runtime/config.ts).
  */
 const askTimeoutMs = (): number => dependencyBudgets().requestBudgetMs;
-/** After its deadline, how long an asker that cannot reach the table goes on trying to learn its append's fate. */
-const askDoubtMs = (): number => dependencyBudgets().budgetMs;
+/**
+ * After its deadline, how long an asker that cannot reach the table goes on trying to learn its append's fate: 3 s,
+ * so that the deadline, this and one call in flight (DEPENDENCY_BUDGET_MS) end within the route functions' 20 s.
+ */
+const ASK_DOUBT_MS = 3_000;
+const askDoubtMs = (): number => ASK_DOUBT_MS;
 /** Intents read per batch; a transaction holds at most 100 items anyway. */
 const INTENTS_PER_READ = 100;
 /** Uncollected results (their asker died) older than this are cleared by the holder. */

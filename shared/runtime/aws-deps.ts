@@ -85,7 +85,13 @@ export function createAwsDeps(): Deps {
       (name) => requireEnv(QUEUE_URL_ENV[name]),
     );
   return {
-    db: boundedDb(createDocumentClient(process.env[ENV.dynamoEndpoint], clientBudget), budgets),
+    db: boundedDb(
+      createDocumentClient(
+        process.env[ENV.dynamoEndpoint],
+        sdkClientBudget(budgets, { retryTimedOut: false }),
+      ),
+      budgets,
+    ),
     tables: {
       get main() {
         return requireEnv(ENV.mainTable);

@@ -166,13 +166,13 @@ export interface DependencyBudgets {
 }
 
 export function dependencyBudgets(): DependencyBudgets {
-  const timeoutMs = Math.max(1, intEnv(ENV.dependencyTimeoutMs, 2_000));
+  const timeoutMs = Math.max(1, intEnv(ENV.dependencyTimeoutMs, 3_000));
   const maxAttempts = Math.max(1, intEnv(ENV.dependencyMaxAttempts, 3));
   return {
     timeoutMs,
     connectTimeoutMs: Math.max(1, intEnv(ENV.dependencyConnectTimeoutMs, 1_000)),
     maxAttempts,
-    budgetMs: Math.max(1, intEnv(ENV.dependencyBudgetMs, 5_000)),
+    budgetMs: Math.max(1, intEnv(ENV.dependencyBudgetMs, 6_000)),
     requestBudgetMs: Math.max(1, intEnv(ENV.requestBudgetMs, 8_000)),
     healthCheckTimeoutMs: Math.max(1, intEnv(ENV.healthCheckTimeoutMs, 1_000)),
     retryAfterSeconds: 2,
@@ -181,13 +181,25 @@ export function dependencyBudgets(): DependencyBudgets {
 
 /**
  * The SDK client settings of the budgets (every AWS client of both composition roots): request and connection
- * timeouts per attempt, and the standard retry strategy with `maxAttempts`.
+ * timeouts per attempt, and the standard retry strategy with `maxAttempts`. `retryTimedOut` false (DynamoDB): an
+ * attempt past its request timeout is logged, not abandoned and retried, because a retried conditional write could
+ * meet its own first attempt (a "lost race" that was its own success); the call's budget (withinBudget) ends it
+ * instead, and the ledger writer finds out whether a doubtful commit applied (docs/operations.md, "Faults"). A refused
+ * or broken connection is retried either way. KMS Sign, S3's conditional put (an identical copy counts as done) and
+ * SQS's at-least-once send are safe to retry.
  */
-export function sdkClientBudget(budgets: DependencyBudgets = dependencyBudgets()) {
+export function sdkClientBudget(
+  budgets: DependencyBudgets = dependencyBudgets(),
+  options: { retryTimedOut: boolean } = { retryTimedOut: true },
+) {
   return {
     maxAttempts: budgets.maxAttempts,
     retryMode: 'standard' as const,
-    requestHandler: { requestTimeout: budgets.timeoutMs, connectionTimeout: budgets.connectTimeoutMs },
+    requestHandler: {
+      requestTimeout: budgets.timeoutMs,
+      connectionTimeout: budgets.connectTimeoutMs,
+      throwOnRequestTimeout: options.retryTimedOut,
+    },
   };
 }
 

@@ -93,7 +93,10 @@ export function createLocalDeps(options: {
     );
   const signer = signerOf(new LocalSigner(paths.signingKey, signerOptions));
   const signers = new Map<string, Signer>([[signer.keyId, signer]]);
-  const documents = createDocumentClient(options.dynamoEndpoint, sdkClientBudget(budgets));
+  const documents = createDocumentClient(
+    options.dynamoEndpoint,
+    sdkClientBudget(budgets, { retryTimedOut: false }),
+  );
   const objects = new FsObjectStore(paths.objects, {
     baseUrl: options.baseUrl,
     secret: new UrlSigningSecret(paths.urlSigningSecret),
