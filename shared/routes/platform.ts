@@ -10,9 +10,9 @@ export const health = route({
   handler: 'functions/platform/health',
   auth: PUBLIC,
   // Each dependency is asked one cheap question (shared/services/health.ts): a main-table read of a key no one
-  // writes, the key's public key, the head of an object no one writes, the archive queue's attributes (a refusal
-  // is an answer: only sending is granted).
-  permissions: { main: 'read', publicKey: true, immutable: 'read', queues: ['ledger-archive'] },
+  // writes, the key's public key, the head of an object no one writes. Reads only: a public route writes nothing,
+  // so in AWS the queue is watched by its alarm, not asked here (granting a send would be a write).
+  permissions: { main: 'read', publicKey: true, immutable: 'read' },
   tag: 'Public',
   summary: 'Service health',
   description:

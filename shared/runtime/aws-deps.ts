@@ -73,7 +73,6 @@ export function createAwsDeps(): Deps {
   let kmsClient: (() => Promise<KMSClient>) | undefined;
   const sharedClient = (load: () => Promise<KMSClient>) => (kmsClient ??= once(load));
   let objects: ObjectStore | undefined;
-  let sqs: SqsQueue | undefined;
   let queue: Queue | undefined;
   let oidc: Deps['oidc'] | undefined;
   // Every client's attempts, timeouts and retries, and every call's budget, from one place (issue 32).
@@ -138,9 +137,10 @@ export function createAwsDeps(): Deps {
     get queue() {
       return process.env.GLS_BUNDLE_SQS === 'false'
         ? notBundled('SQS')
-        : (queue ??= new BoundedQueue((sqs ??= sqsQueue()), budgets));
+        : (queue ??= new BoundedQueue(sqsQueue(), budgets));
     },
-    // GET /health's own questions (issue 32): KMS's public key uncached, the archive queue's attributes.
+    // GET /health's own question (issue 32): KMS's public key, uncached. The queue is not asked in AWS: the health
+    // route writes nothing, and sending is the only SQS grant there is; its alarm watches it (lib/monitoring.ts).
     probes: {
       signer: () =>
         process.env.GLS_BUNDLE_KMS === 'false'
@@ -149,10 +149,6 @@ export function createAwsDeps(): Deps {
               sharedClient(async () => new (await import('@aws-sdk/client-kms')).KMSClient(clientBudget)),
               requireEnv(ENV.signingKeyId),
             ).probe(),
-      queue: () =>
-        process.env.GLS_BUNDLE_SQS === 'false'
-          ? notBundled('SQS')
-          : (sqs ??= sqsQueue()).probe('ledger-archive'),
     },
     clock: systemClock,
     get oidc() {

@@ -27,7 +27,8 @@ function defaultProbes(deps: Deps): Record<Dependency, () => Promise<unknown>> {
     database: () => send(deps.db, 'Get', { TableName: deps.tables.main, Key: PROBE_KEY }),
     signer: () => deps.signer.publicKeySpki(),
     objects: () => deps.objects.head('immutable', PROBE_OBJECT),
-    // A send would deliver a message; without a probe of the root's, the queue is judged by its sends' failures.
+    // A send would deliver a message: without a probe of the root's (the local queue's fault switch), the queue is
+    // not asked here; in AWS its alarm watches the sends (lib/monitoring.ts).
     queue: async () => undefined,
   };
 }

@@ -13,19 +13,6 @@ export class SqsQueue implements Queue {
     this.client = lazyClient(client);
   }
 
-  /** Asks SQS for one attribute of `queue` (GET /health's probe, issue 32); a refusal (AccessDenied) is an answer too. */
-  async probe(queue: QueueName): Promise<void> {
-    const { GetQueueAttributesCommand } = await import('@aws-sdk/client-sqs');
-    await (
-      await this.client()
-    ).send(
-      new GetQueueAttributesCommand({
-        QueueUrl: this.urlOf(queue),
-        AttributeNames: ['ApproximateNumberOfMessages'],
-      }),
-    );
-  }
-
   async send(queue: QueueName, message: unknown, options?: SendOptions): Promise<void> {
     const delay = checkedDelay(options);
     const { SendMessageCommand } = await import('@aws-sdk/client-sqs');
