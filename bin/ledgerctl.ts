@@ -13,6 +13,8 @@
  *   ledgerctl seed (--firm F | --create [--name N]) --records N --jobs M [--days D] [--incidents I]   (bulk history, issue 14)
  *   ledgerctl backfill indexes [--firm F] [--position P] [--max-items N]
  *     (issue 14: list-index attributes on items written before the indexes; resumable from the printed `next`)
+ *   ledgerctl recover ledger (--firm F | --all) [--force] [--max-records N]
+ *     (issue 32: a lost ledger rebuilt from its immutable copies; resumable; bin/ledgerctl/recover.ts)
  *
  * Target: the local stack found through DATA_DIR (default .data; `npm start` must be running), or AWS with
  * --stage STAGE and the usual AWS credentials and region.
@@ -48,6 +50,7 @@ import {
   encodePosition,
   type BackfillPosition,
 } from '../shared/store/index-backfill.js';
+import { recoverCommand } from './ledgerctl/recover.js';
 import { getUserByEmail } from '../shared/store/user-store.js';
 import { tableName } from '../shared/store/tables.js';
 import { KMSClient } from '@aws-sdk/client-kms';
@@ -75,8 +78,9 @@ const USAGE = `usage:
   ledgerctl signing-key revoke --key FINGERPRINT --from ISO_TIME [--lead-seconds SECONDS]
   ledgerctl seed (--firm FIRM_ID | --create [--name NAME]) --records N --jobs M [--days D] [--incidents I]
   ledgerctl backfill indexes [--firm FIRM_ID] [--position NEXT] [--max-items N]
+  ledgerctl recover ledger (--firm FIRM_ID | --all) [--force] [--max-records N]
 options: --stage STAGE (AWS; default: the local stack in DATA_DIR); with --stage, signing-key rotate and
-  revoke also need --immutable-bucket NAME (the stack's ImmutableBucketName output)`;
+  revoke, seed and recover ledger also need --immutable-bucket NAME (the stack's ImmutableBucketName output)`;
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
@@ -103,6 +107,9 @@ const { values, positionals } = parseArgs({
     days: { type: 'string' },
     incidents: { type: 'string' },
     create: { type: 'boolean' },
+    all: { type: 'boolean' },
+    force: { type: 'boolean' },
+    'max-records': { type: 'string' },
     'public-base-url': { type: 'string' },
   },
 });
@@ -361,6 +368,21 @@ async function run(): Promise<unknown> {
       return seed();
     case 'backfill indexes':
       return backfill(deps());
+    case 'recover ledger': {
+      if (Boolean(values.firm) === Boolean(values.all)) throw new UsageError('give --firm FIRM_ID or --all');
+      const maxRecords = values['max-records'] === undefined ? undefined : Number(values['max-records']);
+      if (maxRecords !== undefined && (!Number.isInteger(maxRecords) || maxRecords < 1))
+        throw new UsageError('--max-records must be a positive integer');
+      // The copies are checked under the key history; in AWS its genesis names the stage's first key.
+      const d = await stageKeyDeps();
+      if (values.firm && !(await getFirm(d, values.firm))) throw new UsageError(`No firm ${values.firm}`);
+      return recoverCommand(d, {
+        firmId: values.firm,
+        all: values.all === true,
+        force: values.force === true,
+        maxRecords,
+      });
+    }
     default:
       throw new UsageError(command ? `unknown command: ${command}` : 'no command');
   }

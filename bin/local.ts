@@ -5,19 +5,23 @@
  * OUTBOX_SWEEP_INTERVAL_SECONDS (60), OUTBOX_GRACE_SECONDS (30), PUBLIC_BASE_URL (the server's own URL),
  * LOCAL_INSTANCES (0: handlers run in this thread; N: on N isolated Lambda-like instances, one invocation each at
  * a time), SIGNER_LATENCY_MS (0) and SIGNER_RATE_LIMIT (0: unlimited) for a signer that behaves like KMS,
- * LOCAL_DYNAMO_METRICS (false; true counts DynamoDB reads into GET /__local/metrics, for bench/reads), and the
+ * LOCAL_DYNAMO_METRICS (false; true counts DynamoDB reads into GET /__local/metrics, for bench/reads),
+ * LOCAL_STREAM_WORKERS (true; false stops polling the ledger table's stream, i.e. the tamper watch), and the
  * dependency budgets of shared/runtime/config.ts (DEPENDENCY_TIMEOUT_MS and the rest, issue 32). Its DynamoDB Local
  * is supervised (restarted on the same data and port when it dies), and POST/DELETE /__local/faults make the
  * signer, the object store or the queue fail or stall for a while (docs/operations.md, "Faults").
  * It also serves the web console at /console/ (console/dist, built by npm start when stale) and the dev issuer's
- * OIDC sign-in for it under /dev-issuer/ (docs/console.md).
+ * OIDC sign-in for it under /dev-issuer/ (docs/console.md), at whatever address the browser used: HOST (the
+ * address to listen on, 127.0.0.1; 0.0.0.0 for other machines on the network) and ALLOWED_HOSTS (host names,
+ * beyond localhost, IP addresses, this machine's name and PUBLIC_BASE_URL's, at which the console may sign in).
  */
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import type { ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { isIP, type AddressInfo } from 'node:net';
+import { hostname } from 'node:os';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { APIGatewayProxyStructuredResultV2, SQSBatchResponse } from 'aws-lambda';
+import type { APIGatewayProxyStructuredResultV2, DynamoDBBatchResponse, SQSBatchResponse } from 'aws-lambda';
 import { createApiServer } from '../shared/adapters/local/api-gateway.js';
 import { consoleSiteHandler } from '../shared/adapters/local/console-site.js';
 import {
@@ -31,10 +35,13 @@ import { FaultSwitch, parseFaultRequest } from '../shared/adapters/local/fault-s
 import { FsObjectStore } from '../shared/adapters/local/fs-object-store.js';
 import { handlerModules } from '../shared/adapters/local/handler-modules.js';
 import { InstancePool } from '../shared/adapters/local/instance-pool.js';
+import { LocalNoteSigner } from '../shared/adapters/local/local-note-signer.js';
 import { LocalSigner } from '../shared/adapters/local/local-signer.js';
 import { presignedUploadHandler, UrlSigningSecret } from '../shared/adapters/local/presigned-uploads.js';
 import { LocalQueue, lambdaContext } from '../shared/adapters/local/local-queue.js';
 import { SignerQuota } from '../shared/adapters/local/signer-quota.js';
+import { parseAllowedHosts, requestOrigin } from '../shared/adapters/local/request-origin.js';
+import { LocalStreamPoller, localStreamClients } from '../shared/adapters/local/stream-poller.js';
 import { DynamoMeter } from '../shared/adapters/local/dynamo-meter.js';
 import { httpRoutes } from '../shared/routes.js';
 import { ENV, intEnv, optionalEnv } from '../shared/runtime/config.js';
@@ -55,6 +62,14 @@ logger.setLogLevel((process.env.LOG_LEVEL as 'DEBUG' | 'INFO' | 'WARN' | 'ERROR'
 
 const dataDir = resolve(optionalEnv('DATA_DIR', '.data'));
 const port = intEnv('PORT', 3000);
+const listenHost = optionalEnv('HOST', '127.0.0.1');
+// The console and its sign-in answer at the origin the browser used, when its Host is one a browser could not
+// have been sent to by another site (shared/adapters/local/request-origin.ts).
+const originOf = requestOrigin({
+  publicBaseUrl: process.env[ENV.publicBaseUrl] || undefined,
+  hostname: hostname(),
+  allowedHosts: parseAllowedHosts(optionalEnv('ALLOWED_HOSTS', '')),
+});
 const instanceCount = intEnv(ENV.localInstances, 0);
 // One quota and one set of Sign counters for the whole stack, in shared memory every instance draws on.
 const signerQuota = SignerQuota.create(intEnv(ENV.signerRateLimit, 0));
@@ -91,25 +106,7 @@ const presignedUploads = presignedUploadHandler({
 });
 
 let invoke: Invoke = () => Promise.reject(new Error('The local stack is not ready'));
-let baseUrl = '';
-// The web console (issue 16): console/dist at /console/ with its generated config.json, and the dev issuer's
-// sign-in for it (authorization code + PKCE; local development only, Cognito's hosted UI in AWS).
-const consoleSite = consoleSiteHandler({
-  distDir: resolve(root, 'console/dist'),
-  settings: () => {
-    const urls = consoleUrls(baseUrl);
-    return {
-      apiBaseUrl: baseUrl,
-      issuer: DEV_ISSUER,
-      discoveryUrl: urls.discoveryUrl,
-      clientId: CONSOLE_CLIENT_ID,
-      redirectUri: urls.redirectUri,
-      postLogoutRedirectUri: urls.home,
-      logoutUrl: null,
-      localDevelopment: true,
-    };
-  },
-});
+let consoleSite: ReturnType<typeof consoleSiteHandler> | undefined = undefined;
 let devAuthorization: ReturnType<typeof devAuthorizationHandler> | undefined = undefined;
 
 const server = createApiServer({
@@ -128,7 +125,7 @@ const server = createApiServer({
   },
   localPaths: async (request, response, readBody) => {
     if (devAuthorization && (await devAuthorization(request, response, readBody))) return true;
-    if (await consoleSite(request, response, readBody)) return true;
+    if (consoleSite && (await consoleSite(request, response, readBody))) return true;
     // The stack's Sign counters (and DynamoDB reads, when metered), across every instance (benches, tests).
     if (request.method === 'GET' && request.url === '/__local/metrics') {
       response.writeHead(200, { 'content-type': 'application/json' });
@@ -183,12 +180,40 @@ async function answerFaults(
   return true;
 }
 
-await new Promise<void>((listening) => server.listen(port, '127.0.0.1', listening));
-baseUrl = `http://localhost:${(server.address() as AddressInfo).port}`;
+await new Promise<void>((listening) => server.listen(port, listenHost, listening));
+// The server's own URL (the API's JWKS, presigned object URLs, certificates' default links): localhost, unless
+// it listens on one address other than the loopback or every interface.
+const ownHost = ['127.0.0.1', '::1', '0.0.0.0', '::', 'localhost'].includes(listenHost)
+  ? 'localhost'
+  : isIP(listenHost) === 6
+    ? `[${listenHost}]`
+    : listenHost;
+const baseUrl = `http://${ownHost}:${(server.address() as AddressInfo).port}`;
+// The web console (issue 16): console/dist at /console/ with its generated config.json, and the dev issuer's
+// sign-in for it (authorization code + PKCE; local development only, Cognito's hosted UI in AWS).
+consoleSite = consoleSiteHandler({
+  distDir: resolve(root, 'console/dist'),
+  originOf,
+  // Presigned document URLs are on the server's own base URL, framed by the review page.
+  objectsOrigin: baseUrl,
+  settings: (origin) => {
+    const urls = consoleUrls(origin);
+    return {
+      apiBaseUrl: origin,
+      issuer: DEV_ISSUER,
+      discoveryUrl: urls.discoveryUrl,
+      clientId: CONSOLE_CLIENT_ID,
+      redirectUri: urls.redirectUri,
+      postLogoutRedirectUri: urls.home,
+      logoutUrl: null,
+      localDevelopment: true,
+    };
+  },
+});
 devAuthorization = devAuthorizationHandler({
   issuer: devIssuer,
   deps: createLocalDeps({ dataDir, dynamoEndpoint: dynamo.endpoint, baseUrl }),
-  baseUrl: () => baseUrl,
+  originOf,
 });
 // Certificates link to this server's verification page unless PUBLIC_BASE_URL names another address.
 process.env[ENV.publicBaseUrl] ||= baseUrl;
@@ -218,6 +243,7 @@ if (instanceCount === 0) {
 } else {
   // The signing key is created here once, before any instance reads it.
   new LocalSigner(paths.signingKey);
+  new LocalNoteSigner(paths.checkpointKey);
   const instancePool = new InstancePool(
     instanceCount,
     {
@@ -238,18 +264,40 @@ if (instanceCount === 0) {
 }
 
 const timers: NodeJS.Timeout[] = [];
+// LOCAL_STREAM_WORKERS=false leaves the stream workers (the tamper watch) off: for a stack whose users change
+// ledger rows by hand on purpose (the shared integration stack's verification and restore tests).
+const streamWorkers = optionalEnv('LOCAL_STREAM_WORKERS', 'true') !== 'false';
+const pollers: LocalStreamPoller[] = [];
+const streamClients = localStreamClients(dynamo.endpoint);
 for (const worker of WORKERS) {
-  if (worker.trigger.kind === 'queue') {
+  const { trigger } = worker;
+  if (trigger.kind === 'queue') {
     queue.register(
-      worker.trigger.queue,
+      trigger.queue,
       async (event) => (await invoke(worker.handler, worker.name, event)).value as SQSBatchResponse | void,
     );
+  } else if (trigger.kind === 'stream') {
+    if (!streamWorkers) continue;
+    // DynamoDB Local serves the Streams API: polled here, handed to the same handler as the event source mapping.
+    const poller = new LocalStreamPoller({
+      ...streamClients,
+      tableName: LOCAL_TABLES[trigger.table],
+      sortKeyAttribute: TABLES.find((table) => table.name === trigger.table)!.sortKey,
+      filters: trigger.filters,
+      batchSize: trigger.batchSize,
+      retryAttempts: trigger.retryAttempts,
+      checkpointFile: resolve(dataDir, `stream-${worker.name}.json`),
+      deliver: async (event) =>
+        (await invoke(worker.handler, worker.name, event)).value as DynamoDBBatchResponse | void,
+    });
+    poller.start();
+    pollers.push(poller);
   } else {
     const run = () =>
       invoke(worker.handler, worker.name, { source: 'local.timer', 'detail-type': 'Scheduled Event' }).catch(
         (error: unknown) => logger.error(`Scheduled worker ${worker.name} failed`, { error: error as Error }),
       );
-    const seconds = intEnv(worker.trigger.localIntervalEnv, worker.trigger.everyMinutes * 60);
+    const seconds = intEnv(trigger.localIntervalEnv, trigger.everyMinutes * 60);
     timers.push(setInterval(run, Math.max(1, seconds) * 1000));
     void run();
   }
@@ -272,7 +320,8 @@ async function shutdown(signal: string): Promise<void> {
   for (const timer of timers) clearInterval(timer);
   server.close();
   server.closeAllConnections();
-  await Promise.all([queue.close(), pool?.close()]);
+  await Promise.all([queue.close(), ...pollers.map((poller) => poller.close())]);
+  await pool?.close();
   await dynamo.stop();
   rmSync(paths.stackFile, { force: true });
   process.exit(0);

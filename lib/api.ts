@@ -14,6 +14,7 @@ import {
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
+import { shadowedRouteKeys } from '../shared/routes/shadowed-keys.js';
 import { httpRoutes, UNMATCHED_ROUTE } from '../shared/routes.js';
 import type { RouteDef } from '../shared/routes/route.js';
 import type { ServiceResources } from './permissions.js';
@@ -130,7 +131,7 @@ export class Api extends Construct {
       cfnRoute.node.addDependency(invokeRole);
     }
 
-    this.addUnmatchedRoute(stage, invokeRole, logGroup);
+    this.addUnmatchedRoute(stage, invokeRole, logGroup, [...integrations.keys()]);
 
     // At stack level, so the output keeps the plain name ApiUrl for scripts that read it.
     new CfnOutput(Stack.of(this), 'ApiUrl', { description: 'Base URL of the HTTP API', value: this.url });
@@ -142,7 +143,12 @@ export class Api extends Construct {
    * for any other, in the error envelope. One function, integration and route whatever the number of paths
    * (the CloudFormation resource budget); it is granted nothing.
    */
-  private addUnmatchedRoute(stage: StageSettings, invokeRole: Role, logGroup: LogGroup): void {
+  private addUnmatchedRoute(
+    stage: StageSettings,
+    invokeRole: Role,
+    logGroup: LogGroup,
+    routes: readonly RouteDef[],
+  ): void {
     const fn = new ServiceFunction(this, 'UnmatchedRoute', {
       module: UNMATCHED_ROUTE.handler,
       stage,
@@ -167,6 +173,18 @@ export class Api extends Construct {
       authorizationType: 'NONE',
     });
     route.node.addDependency(invokeRole);
+    // API Gateway picks among the route keys of the request's method, so a method a path lacks would reach a
+    // parameter path's route of that method (POST /v1/incidents/stats → POST /v1/incidents/{id}): those keys go
+    // to this function too, which answers 405 as the local gateway does.
+    for (const { method, path } of shadowedRouteKeys(httpRoutes(routes))) {
+      const shadowed = new CfnRoute(new Construct(this.httpApi, `Unmatched${method}${path}`), 'Resource', {
+        apiId: this.httpApi.apiId,
+        routeKey: `${method} ${path}`,
+        target: `integrations/${integration.integrationId}`,
+        authorizationType: 'NONE',
+      });
+      shadowed.node.addDependency(invokeRole);
+    }
     this.functions.set(UNMATCHED_ROUTE.name, fn);
   }
 }

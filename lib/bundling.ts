@@ -40,14 +40,18 @@ export interface BundledClients {
 }
 
 /** Permission keys that are not buckets; every other key (immutable, uploads, certificates...) is an S3 grant. */
-const NOT_BUCKETS = new Set(['main', 'ledger', 'sign', 'publicKey', 'queues']);
+const NOT_BUCKETS = new Set(['main', 'ledger', 'sign', 'signCheckpoints', 'publicKey', 'queues']);
 
 export function bundledClients(permissions: Permissions): BundledClients {
   const granted = (value: unknown) => value !== undefined && value !== false;
   return {
     s3: Object.entries(permissions).some(([key, value]) => !NOT_BUCKETS.has(key) && granted(value)),
-    kms: granted(permissions.sign) || granted(permissions.publicKey),
-    sqs: (permissions.queues?.length ?? 0) > 0,
+    kms: granted(permissions.sign) || granted(permissions.signCheckpoints) || granted(permissions.publicKey),
+    // An appender also sends: its records to their subscribers, and its batches to the log-checkpoint worker.
+    sqs:
+      (permissions.queues?.length ?? 0) > 0 ||
+      permissions.ledger === 'append' ||
+      permissions.ledger === 'restore',
   };
 }
 

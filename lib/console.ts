@@ -207,7 +207,8 @@ export class Console extends Construct {
       allowOrigins: [this.origin],
       allowMethods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'],
       allowHeaders: ['authorization', 'content-type', 'idempotency-key'],
-      exposeHeaders: ['retry-after', 'idempotent-replayed', 'location'],
+      // link: the plain-array lists' `Link: <…>; rel="next"`, which the console follows to their next items.
+      exposeHeaders: ['retry-after', 'idempotent-replayed', 'location', 'link'],
       maxAge: 3600,
     };
     const deployment = new BucketDeployment(this, 'Deploy', {

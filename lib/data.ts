@@ -1,12 +1,20 @@
-import { Duration, RemovalPolicy } from 'aws-cdk-lib';
-import { AttributeType, BillingMode, ProjectionType, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
-import { AnyPrincipal, Effect, Grant, PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import { Duration, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
+import {
+  AttributeType,
+  BillingMode,
+  ProjectionType,
+  StreamViewType,
+  Table,
+  TableEncryption,
+} from 'aws-cdk-lib/aws-dynamodb';
+import { AnyPrincipal, Effect, Grant, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import {
   BlockPublicAccess,
   Bucket,
   BucketEncryption,
   ObjectLockRetention,
+  ReplicationTimeValue,
   type BucketProps,
 } from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
@@ -37,6 +45,11 @@ export interface DataProps {
    * @default every index
    */
   indexLimit?: number;
+  /**
+   * Replicate the immutable bucket to this bucket of another region (`-c replicaRegion=…`, ImmutableReplicaStack):
+   * every new object version, with its Object Lock retention. @default no replica
+   */
+  replica?: { bucketName: string; region: string };
 }
 
 /**
@@ -76,7 +89,14 @@ export class Data extends Construct {
       versioned: true,
       objectLockEnabled: true,
       objectLockDefaultRetention: ObjectLockRetention.compliance(Duration.days(retentionDays)),
+      ...(props.replica ? replication(this, props.replica) : {}),
     });
+    if (props.replica)
+      grantReplication(
+        this.node.findChild('ImmutableReplicationRole') as Role,
+        this.immutableBucket,
+        props.replica.bucketName,
+      );
     // Object Lock keeps locked versions, but a plain DeleteObject would still hide a record behind a delete
     // marker; deny every delete to every principal as well.
     this.immutableBucket.addToResourcePolicy(
@@ -304,6 +324,9 @@ export class Data extends Construct {
       deletionProtection: stage.production,
       removalPolicy: stage.removalPolicy,
       ...(def.timeToLiveAttribute ? { timeToLiveAttribute: def.timeToLiveAttribute } : {}),
+      // The ledger's stream feeds the tamper watch (shared/workers/table.ts). Adding a stream to a deployed table
+      // is an in-place update (CloudFormation: no interruption), so existing stages take it on their next deploy.
+      ...(def.stream ? { stream: StreamViewType[def.stream] } : {}),
     });
     for (const index of def.indexes.slice(0, indexLimit)) {
       table.addGlobalSecondaryIndex({
@@ -321,4 +344,118 @@ function definition(name: TableDefinition['name']): TableDefinition {
   const def = TABLES.find((table) => table.name === name);
   if (!def) throw new Error(`shared/store/tables.ts describes no ${name} table`);
   return def;
+}
+
+/** The replica bucket's name in its region: derived, so the primary stack names it without a cross-stack reference. */
+export function immutableReplicaBucketName(stage: string, account: string): string {
+  return `gls-${stage}-immutable-replica-${account}`;
+}
+
+/**
+ * S3 replication of the immutable bucket to the replica bucket: every object version, its Object Lock retention
+ * included (the role may read it), with replication time control (15 minutes for 99.99 % of objects, metrics to
+ * see the lag). Deletes are never replicated (none are possible anyway).
+ */
+function replication(
+  scope: Construct,
+  replica: { bucketName: string; region: string },
+): Partial<BucketProps> {
+  const role = new Role(scope, 'ImmutableReplicationRole', {
+    assumedBy: new ServicePrincipal('s3.amazonaws.com'),
+    description: 'Replicates the immutable bucket (Object Lock) to its replica in another region',
+  });
+  return {
+    replicationRole: role,
+    replicationRules: [
+      {
+        destination: Bucket.fromBucketAttributes(scope, 'ImmutableReplica', {
+          bucketName: replica.bucketName,
+          region: replica.region,
+        }),
+        priority: 1,
+        deleteMarkerReplication: false,
+        replicationTimeControl: ReplicationTimeValue.FIFTEEN_MINUTES,
+        metrics: ReplicationTimeValue.FIFTEEN_MINUTES,
+      },
+    ],
+  };
+}
+
+/**
+ * What the replication role may do (S3's documented set for replication with Object Lock): read the source's
+ * configuration and every object version with its retention and legal hold, and replicate into the replica.
+ */
+function grantReplication(role: Role, source: Bucket, replicaBucketName: string): void {
+  role.addToPolicy(
+    new PolicyStatement({
+      actions: ['s3:GetReplicationConfiguration', 's3:ListBucket'],
+      resources: [source.bucketArn],
+    }),
+  );
+  role.addToPolicy(
+    new PolicyStatement({
+      actions: [
+        's3:GetObjectVersionForReplication',
+        's3:GetObjectVersionAcl',
+        's3:GetObjectVersionTagging',
+        's3:GetObjectRetention',
+        's3:GetObjectLegalHold',
+      ],
+      resources: [source.arnForObjects('*')],
+    }),
+  );
+  role.addToPolicy(
+    new PolicyStatement({
+      actions: ['s3:ReplicateObject', 's3:ReplicateTags', 's3:ObjectOwnerOverrideToBucketOwner'],
+      resources: [`arn:${Stack.of(role).partition}:s3:::${replicaBucketName}/*`],
+    }),
+  );
+  acknowledge(
+    role,
+    'IAM5',
+    'S3 replication reads every object version of the immutable bucket and writes every key of its replica: object-level wildcards by nature.',
+  );
+}
+
+export interface ImmutableReplicaStackProps extends StackProps {
+  stage: StageSettings;
+  retentionDays?: number;
+}
+
+/**
+ * The immutable bucket's replica, in a stack of its own in the replica region (`-c replicaRegion=…`), deployed
+ * before the primary stack that replicates into it: versioned, Object Lock in COMPLIANCE mode with the primary's
+ * retention, every delete denied, kept whatever happens to the stack. A region's loss leaves every record copy
+ * (up to the replication lag) in this bucket; `ledgerctl recover ledger` reads it with --immutable-bucket.
+ */
+export class ImmutableReplicaStack extends Stack {
+  readonly bucket: Bucket;
+
+  constructor(scope: Construct, id: string, props: ImmutableReplicaStackProps) {
+    const { stage, retentionDays = DEFAULT_RETENTION_DAYS, ...stackProps } = props;
+    super(scope, id, stackProps);
+    this.bucket = new Bucket(this, 'ImmutableReplicaBucket', {
+      bucketName: immutableReplicaBucketName(stage.name, this.account),
+      enforceSSL: true,
+      blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
+      encryption: BucketEncryption.S3_MANAGED,
+      removalPolicy: RemovalPolicy.RETAIN,
+      versioned: true,
+      objectLockEnabled: true,
+      objectLockDefaultRetention: ObjectLockRetention.compliance(Duration.days(retentionDays)),
+    });
+    this.bucket.addToResourcePolicy(
+      new PolicyStatement({
+        effect: Effect.DENY,
+        principals: [new AnyPrincipal()],
+        actions: ['s3:DeleteObject', 's3:DeleteObjectVersion'],
+        resources: [this.bucket.arnForObjects('*')],
+      }),
+    );
+    acknowledge(
+      this.bucket,
+      'S1',
+      'Object-level access is audited with CloudTrail S3 data events, as for the primary immutable bucket.',
+    );
+  }
 }

@@ -17,10 +17,15 @@ import { FilterPattern, MetricFilter, type ILogGroup } from 'aws-cdk-lib/aws-log
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import { Construct } from 'constructs';
+import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import type { Dependency } from '../shared/errors.js';
 import type { RouteDef } from '../shared/routes/route.js';
 import { httpRoutes } from '../shared/routes.js';
-import { DEPENDENCY_UNAVAILABLE_LOG, VERIFICATION_FAILED_LOG } from '../shared/runtime/logger.js';
+import {
+  DEPENDENCY_UNAVAILABLE_LOG,
+  TAMPERING_DETECTED_LOG,
+  VERIFICATION_FAILED_LOG,
+} from '../shared/runtime/logger.js';
 import type { WorkQueues } from './queues.js';
 import { pascal } from './queues.js';
 import type { ServiceFunction } from './service-function.js';
@@ -36,6 +41,8 @@ export interface MonitoringProps {
   /** Every function of the stack: routes and workers. */
   functions: ReadonlyMap<string, ServiceFunction>;
   queues: WorkQueues;
+  /** Each stream worker's on-failure queue (lib/workers.ts): a change there was given up after every retry. */
+  streamFailureQueues?: ReadonlyMap<string, Queue>;
   /** Subscribe this address to the alarm topic (it must confirm the subscription). */
   alarmEmail?: string;
 }
@@ -49,6 +56,8 @@ export const WATCHED_DEPENDENCIES: readonly Dependency[] = ['database', 'signer'
 export const DEPENDENCY_ALARM_THRESHOLD = 5;
 /** 5xx answers (503 included) of one route area's routes in 5 minutes before its alarm fires. */
 export const AREA_5XX_ALARM_THRESHOLD = 10;
+/** The metric the tamper watch's ERROR lines are counted into (issue 32). */
+export const TAMPERING_METRIC = 'LEDGER_TAMPERING_DETECTED';
 
 /** The custom namespace of a stage's metrics derived from logs. */
 export function metricNamespace(stage: string): string {
@@ -143,6 +152,13 @@ export class Monitoring extends Construct {
       });
       deadLetters.push(metric);
       alarm(`${name}-dead-letters`, metric, 1, `Messages waiting in the ${name} dead-letter queue`);
+    }
+
+    // Every stream worker's on-failure queue: a change there was given up (the tamper watch did not judge it).
+    for (const [name, queue] of props.streamFailureQueues ?? []) {
+      const metric = queue.metricApproximateNumberOfMessagesVisible({ period, statistic: 'Maximum' });
+      deadLetters.push(metric);
+      alarm(`${name}-stream-failures`, metric, 1, `Stream changes the ${name} worker gave up on`);
     }
 
     // Failed chain verifications, counted from the ERROR line the integrity service logs (any function that
@@ -241,6 +257,30 @@ export class Monitoring extends Construct {
       }
     }
 
+    // Tampering: the tamper watch logs one ERROR line per ledger row found changed or removed outside the service,
+    // and per chain head removed (docs/operations.md, "Tampering detected").
+    const tampering = new Metric({
+      namespace: metricNamespace(stage.name),
+      metricName: TAMPERING_METRIC,
+      period: Duration.minutes(1),
+      statistic: 'Sum',
+    });
+    for (const [path, logGroup] of logGroups) {
+      new MetricFilter(this, `${pascal(path.split('/').slice(1).join('-'))}TamperingDetected`, {
+        logGroup,
+        metricNamespace: metricNamespace(stage.name),
+        metricName: TAMPERING_METRIC,
+        filterPattern: FilterPattern.stringValue('$.message', '=', TAMPERING_DETECTED_LOG),
+        metricValue: '1',
+      });
+    }
+    alarm(
+      'ledger-tampering-detected',
+      tampering,
+      1,
+      'LEDGER_TAMPERING_DETECTED: a ledger row was changed or removed outside the service (see backup-status)',
+    );
+
     this.dashboard = new Dashboard(this, 'Dashboard', {
       dashboardName: `gls-${stage.name}-${Stack.of(this).region}`,
       defaultInterval: Duration.hours(24),
@@ -266,6 +306,9 @@ export class Monitoring extends Construct {
     this.dashboard.addWidgets(
       new GraphWidget({ title: 'Dependency calls given up (503)', left: dependencyErrors, width: 12 }),
       new GraphWidget({ title: '5xx per route area', left: areaErrors, width: 12 }),
+    );
+    this.dashboard.addWidgets(
+      new GraphWidget({ title: 'Ledger tampering detected', left: [tampering], width: 24 }),
     );
     this.dashboard.addWidgets(new AlarmStatusWidget({ title: 'Alarms', alarms: this.alarms, width: 24 }));
   }

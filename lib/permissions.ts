@@ -48,13 +48,16 @@ export function applyPermissions(
     data.grantUserActivation(fn);
     resources.auth.bindVerifier(fn);
   }
+  if (permissions.signCheckpoints) signing.grantSignCheckpoints(fn);
   if (permissions.sign) signing.grantSign(fn);
   else if (permissions.publicKey) signing.grantPublicKey(fn);
   // Whoever archives a record dispatches it to the record subscribers' queues (the worker table).
   const dispatches = permissions.ledger !== undefined && permissions.ledger !== 'read';
+  // An appender commits batches and tells the log-checkpoint worker (shared/ledger-writer/log-trigger.ts).
   const sendTo = new Set([
     ...(permissions.queues ?? []),
     ...(dispatches ? RECORD_SUBSCRIBERS.map((subscriber) => subscriber.queue) : []),
+    ...(appends ? (['log-checkpoint'] as const) : []),
   ]);
   for (const queue of sendTo) queues.grantSend(fn, queue);
 }

@@ -1,4 +1,4 @@
-import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
+import { CfnOutput, Stack, Token, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
 import { ROUTE_AREAS } from '../shared/routes.js';
 import { ENV } from '../shared/runtime/config.js';
@@ -7,8 +7,8 @@ import { WORKERS, type WorkerDef } from '../shared/workers/table.js';
 import { Api } from './api.js';
 import { Auth, type OidcSettings } from './auth.js';
 import { Console } from './console.js';
-import { Data } from './data.js';
-import { LedgerSigning } from './ledger.js';
+import { Data, ImmutableReplicaStack, immutableReplicaBucketName } from './data.js';
+import { LedgerSigning, SigningKeyReplicaStack } from './ledger.js';
 import { Monitoring } from './monitoring.js';
 import { WorkQueues } from './queues.js';
 import { stageSettings } from './stage.js';
@@ -37,6 +37,15 @@ export interface GovernanceLedgerStackProps extends StackProps {
   signingKeys?: number;
   /** Oldest keys that may no longer Sign (`-c retiredSigningKeys`). @default 0 */
   retiredSigningKeys?: number;
+  /**
+   * Region of the disaster-recovery replica (`-c replicaRegion=…`): the immutable bucket replicated to a bucket
+   * with Object Lock there (stack `<id>-ImmutableReplica`, deployed first) and the multi-Region signing keys
+   * replicated there (stack `<id>-SigningKeyReplica`, deployed after). Needs an explicit account and region.
+   * @default the `replicaRegion` context value, else no replica
+   */
+  replicaRegion?: string;
+  /** Keys numbered from this one on are multi-Region (`-c multiRegionKeysFrom=N`, lib/ledger.ts). @default 1 with a replica region */
+  multiRegionKeysFrom?: number;
 }
 
 /** The whole service for one stage. It only composes the areas; each area owns its resources and grants. */
@@ -63,6 +72,8 @@ export class GovernanceLedgerStack extends Stack {
       alarmEmail,
       signingKeys,
       retiredSigningKeys,
+      replicaRegion = contextValue(scope, 'replicaRegion'),
+      multiRegionKeysFrom = optionalNumber(contextValue(scope, 'multiRegionKeysFrom')),
       ...stackProps
     } = props;
     const stage = stageSettings(stageName);
@@ -71,9 +82,36 @@ export class GovernanceLedgerStack extends Stack {
       terminationProtection: stackProps.terminationProtection ?? stage.production,
       // Stack-level tags, which CloudFormation propagates to every resource.
       tags: { service: 'governance-ledger', stage: stage.name, ...stackProps.tags },
+      ...(replicaRegion ? { crossRegionReferences: true } : {}),
     });
 
-    this.data = new Data(this, 'Data', { stage, retentionDays, indexLimit });
+    let replicaBucket: ImmutableReplicaStack | undefined;
+    if (replicaRegion) {
+      if (Token.isUnresolved(this.account) || Token.isUnresolved(this.region))
+        throw new Error('replicaRegion needs the stack deployed to an explicit account and region (env)');
+      if (replicaRegion === this.region) throw new Error("replicaRegion must differ from the stack's region");
+      replicaBucket = new ImmutableReplicaStack(scope, `${id}-ImmutableReplica`, {
+        env: { account: this.account, region: replicaRegion },
+        stage,
+        retentionDays,
+        terminationProtection: stage.production,
+        tags: { service: 'governance-ledger', stage: stage.name },
+      });
+    }
+    this.data = new Data(this, 'Data', {
+      stage,
+      retentionDays,
+      indexLimit,
+      ...(replicaRegion
+        ? {
+            replica: {
+              bucketName: immutableReplicaBucketName(stage.name, this.account),
+              region: replicaRegion,
+            },
+          }
+        : {}),
+    });
+    if (replicaBucket) this.addDependency(replicaBucket, 'replication needs its destination bucket');
     // ledgerctl signing-key rotate --stage writes each key-history version to this bucket (docs/deploy.md).
     new CfnOutput(this, 'ImmutableBucketName', {
       description: 'The immutable (Object Lock) bucket: ledger records and signing-key history versions',
@@ -83,7 +121,23 @@ export class GovernanceLedgerStack extends Stack {
       stage,
       signingKeys,
       retiredSigningKeys,
+      multiRegionKeysFrom: multiRegionKeysFrom ?? (replicaRegion ? 1 : undefined),
     });
+    if (replicaRegion) {
+      const from = multiRegionKeysFrom ?? 1;
+      const primaries = this.signing.keys
+        .map((key, i) => ({ number: i + 1, key }))
+        .filter(({ number }) => number >= from);
+      if (primaries.length > 0)
+        new SigningKeyReplicaStack(scope, `${id}-SigningKeyReplica`, {
+          env: { account: this.account, region: replicaRegion },
+          stage,
+          primaries,
+          crossRegionReferences: true,
+          terminationProtection: stage.production,
+          tags: { service: 'governance-ledger', stage: stage.name },
+        }).addDependency(this, 'replicas refer to the primary keys');
+    }
     this.auth = new Auth(this, 'Auth', { stage, external: oidc });
     // Before any function binds the verifier: the console's app client joins the accepted audiences.
     if (!oidc)
@@ -110,7 +164,22 @@ export class GovernanceLedgerStack extends Stack {
       routeAreas,
       functions: new Map([...this.api.functions, ...this.workers.functions]),
       queues: this.queues,
+      streamFailureQueues: this.workers.streamFailureQueues,
       alarmEmail,
     });
   }
+}
+
+/** A context value given with `-c key=value` (bin/app.ts passes the others as props). */
+function contextValue(scope: Construct, key: string): string | undefined {
+  const value: unknown = scope.node.tryGetContext(key);
+  return value === undefined || value === null || value === '' ? undefined : String(value);
+}
+
+function optionalNumber(text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  const value = Number(text);
+  if (!Number.isInteger(value) || value < 1)
+    throw new Error(`multiRegionKeysFrom must be a positive integer, got ${text}`);
+  return value;
 }

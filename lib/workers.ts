@@ -1,12 +1,17 @@
 import { Duration } from 'aws-cdk-lib';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
-import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import { FilterCriteria, StartingPosition } from 'aws-cdk-lib/aws-lambda';
+import { DynamoEventSource, SqsDlq, SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
+import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { TABLES } from '../shared/store/tables.js';
+import { streamFilterPattern } from '../shared/workers/stream-filter.js';
 import type { WorkerDef } from '../shared/workers/table.js';
 import { applyPermissions, type ServiceResources } from './permissions.js';
 import { pascal } from './queues.js';
+import { acknowledge } from './nag.js';
 import { ServiceFunction } from './service-function.js';
 import type { StageSettings } from './stage.js';
 
@@ -19,9 +24,14 @@ export interface WorkersProps {
 /** SQS event source maximum concurrency unless a worker sets its own (2 is the minimum SQS allows). */
 export const DEFAULT_QUEUE_MAX_CONCURRENCY = 5;
 
-/** One function per worker of shared/workers/table.ts, fed by its SQS queue or started by its EventBridge schedule. */
+/**
+ * One function per worker of shared/workers/table.ts, fed by its SQS queue, started by its EventBridge schedule,
+ * or fed by its table's DynamoDB stream (with an on-failure queue per stream worker).
+ */
 export class Workers extends Construct {
   readonly functions = new Map<string, ServiceFunction>();
+  /** Each stream worker's on-failure destination: changes it failed on after every retry (monitoring alarms on it). */
+  readonly streamFailureQueues = new Map<string, Queue>();
 
   constructor(scope: Construct, id: string, props: WorkersProps) {
     super(scope, id);
@@ -54,6 +64,41 @@ export class Workers extends Construct {
             maxConcurrency: trigger.maxConcurrency ?? DEFAULT_QUEUE_MAX_CONCURRENCY,
           }),
         );
+      } else if (trigger.kind === 'stream') {
+        const table = trigger.table === 'ledger' ? resources.data.ledgerTable : resources.data.mainTable;
+        const definition = TABLES.find((t) => t.name === trigger.table);
+        if (!definition?.stream)
+          throw new Error(
+            `Worker ${worker.name} reads the ${trigger.table} table's stream, which it does not have`,
+          );
+        // Only the stream's metadata and the failed batch's position land here, never the items (SQS's limit).
+        const failures = new Queue(this, `${pascal(worker.name)}StreamFailures`, {
+          encryption: QueueEncryption.SQS_MANAGED,
+          enforceSSL: true,
+          retentionPeriod: Duration.days(14),
+        });
+        acknowledge(
+          failures,
+          'SQS3',
+          "This queue is the stream event source mapping's on-failure destination (a dead-letter queue itself): it only receives the position of changes the worker failed on after every retry, for an operator to replay.",
+        );
+        fn.addEventSource(
+          new DynamoEventSource(table, {
+            // Changes are judged against the current row, so re-reading the stream's 24 h is harmless.
+            startingPosition: StartingPosition.TRIM_HORIZON,
+            batchSize: trigger.batchSize,
+            maxBatchingWindow: Duration.seconds(trigger.maxBatchingWindowSeconds),
+            bisectBatchOnError: true,
+            retryAttempts: trigger.retryAttempts,
+            reportBatchItemFailures: true,
+            onFailure: new SqsDlq(failures),
+            filters: trigger.filters.map((filter) =>
+              // The pattern is taken as it is (CDK serialises it): the same JSON the local poller matches.
+              FilterCriteria.filter(streamFilterPattern(filter, definition.sortKey)),
+            ),
+          }),
+        );
+        this.streamFailureQueues.set(worker.name, failures);
       } else {
         new Rule(this, `${pascal(worker.name)}Schedule`, {
           description: worker.description,

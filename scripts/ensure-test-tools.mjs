@@ -1,7 +1,8 @@
 // Runs before `npm test` (pre-script, after ensure-deps.mjs): the certificate tests need qpdf, pdftotext (Debian
-// poppler-utils, which also brings pdftoppm) and a headless Chromium at /usr/bin/chromium. Installs whichever is
-// missing with apt-get (as root, or through sudo); when it cannot, says what to install and fails, so `npm test`
-// never runs with a tool missing and no test is ever skipped for want of one.
+// poppler-utils, which also brings pdftoppm) and a headless Chromium at /usr/bin/chromium; scripts/verify-chain.sh
+// and the README's first steps, which the tests run as printed, need curl, jq, openssl and python3. Installs
+// whichever is missing with apt-get (as root, or through sudo); when it cannot, says what to install and fails, so
+// `npm test` never runs with a tool missing and no test is ever skipped for want of one.
 import { spawnSync } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
 import { delimiter, join } from 'node:path';
@@ -12,6 +13,10 @@ const tools = [
   { command: 'pdftotext', pkg: 'poppler-utils' },
   { command: 'pdftoppm', pkg: 'poppler-utils' },
   { command: '/usr/bin/chromium', pkg: 'chromium' },
+  { command: 'curl', pkg: 'curl' },
+  { command: 'jq', pkg: 'jq' },
+  { command: 'openssl', pkg: 'openssl' },
+  { command: 'python3', pkg: 'python3' },
 ];
 
 const executable = (file) => {
@@ -30,7 +35,10 @@ const missingPackages = () => [...new Set(tools.filter((t) => !found(t.command))
 
 const fail = (why, packages) => {
   console.error(
-    `npm test needs the Debian packages ${packages.join(', ')} (qpdf, pdftotext, pdftoppm, /usr/bin/chromium) and ${why}.\n` +
+    `npm test needs the Debian packages ${packages.join(', ')} (for ${tools
+      .filter((t) => packages.includes(t.pkg))
+      .map((t) => t.command)
+      .join(', ')}) and ${why}.\n` +
       `Install them, e.g. \`sudo apt-get install -y ${packages.join(' ')}\`, then run npm test again.`,
   );
   process.exit(1);

@@ -18,7 +18,9 @@ export function buildOpenApi(routes: readonly RouteDef[] = ROUTES): Record<strin
   convert(ErrorBody, 'output');
 
   const paths: Record<string, Record<string, unknown>> = {};
-  for (const { method, path, route, alias } of httpRoutes(routes)) {
+  for (const { method, path: routePath, route, alias } of httpRoutes(routes)) {
+    const path = openApiPath(routePath);
+    const greedy = greedyParameter(routePath);
     const parameters: unknown[] = [];
     for (const [location, schema] of [
       ['path', route.request.params],
@@ -36,6 +38,9 @@ export function buildOpenApi(routes: readonly RouteDef[] = ROUTES): Record<strin
           in: location,
           required: location === 'path' || (json.required ?? []).includes(name),
           ...(description ? { description } : {}),
+          // The rest of the path, slashes included (API Gateway's `{name+}`); OpenAPI templates have no such
+          // parameter, so the extension says it (test/support/contract.ts matches paths by it).
+          ...(location === 'path' && name === greedy ? { [GREEDY_EXTENSION]: true } : {}),
           schema: propertySchema,
         });
       }
@@ -52,6 +57,7 @@ export function buildOpenApi(routes: readonly RouteDef[] = ROUTES): Record<strin
       responses[status] = {
         description: response.description,
         ...(schema ? { content: { [response.contentType ?? 'application/json']: { schema } } } : {}),
+        ...(response.headers ? { headers: response.headers } : {}),
       };
     }
     const errorStatuses = [
@@ -130,7 +136,13 @@ export function buildOpenApi(routes: readonly RouteDef[] = ROUTES): Record<strin
     components: {
       schemas: components,
       securitySchemes: {
-        apiKey: { type: 'apiKey', in: 'header', name: 'X-Service-Key', description: 'Firm API key (gls_…)' },
+        apiKey: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'X-Service-Key',
+          description:
+            'Firm API key (gls_…). A key of scope auditor is read-only: it may call only the ledger record reads and the verifiable log (GET /v1/ledger/records, /v1/ledger/records/{id}, /v1/ledger/records/{id}/proof, /v1/ledger/log/…); any other operation answers it 403 FORBIDDEN.',
+        },
         bearer: {
           type: 'http',
           scheme: 'bearer',
@@ -142,9 +154,21 @@ export function buildOpenApi(routes: readonly RouteDef[] = ROUTES): Record<strin
   };
 }
 
+/** Marks a path parameter that takes the rest of the path, slashes included (API Gateway's `{name+}`). */
+export const GREEDY_EXTENSION = 'x-greedy';
+
+/**
+ * A route's path as an OpenAPI path template: API Gateway's greedy `{name+}` becomes `{name}` (OpenAPI has no
+ * greedy syntax; the parameter carries GREEDY_EXTENSION instead).
+ */
+export const openApiPath = (path: string): string => path.replace(/\{(\w+)\+\}/g, '{$1}');
+
+/** The name of the route's greedy path parameter, if it has one. */
+const greedyParameter = (path: string): string | undefined => /\{(\w+)\+\}/.exec(path)?.[1];
+
 /** What holds for every operation, which the operations themselves cannot say. */
 const HTTP_SEMANTICS = [
-  'Every answer carries `X-Content-Type-Options: nosniff` and `Cache-Control: no-store`, except public answers that may be cached, which say so (`/.well-known/signing-key` and `/openapi.json`: `public, max-age=300`).',
+  'Every answer carries `X-Content-Type-Options: nosniff` and `Cache-Control: no-store`, except answers that may be cached, which say so (`/.well-known/signing-key` and `/openapi.json`: `public, max-age=300`; the log tiles under `/v1/ledger/log/tile/`, which never change: `public, max-age=31536000, immutable` with `Vary: Authorization, X-Service-Key`).',
   'A method a path does not have is answered 405 `METHOD_NOT_ALLOWED` in the error envelope, with an `Allow` header listing the methods it has; an unknown path is 404 `NOT_FOUND`.',
   'A request body is JSON: an operation that takes one answers 415 `UNSUPPORTED_MEDIA_TYPE` to a body sent with another `Content-Type` (`application/json` and `+json` types, with parameters such as `charset`, are accepted); an operation without a request body ignores any body.',
   '`HEAD` is answered on `/health` and the public GETs (the GET headers, no body).',

@@ -141,6 +141,86 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/ledger/log/checkpoint": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The latest checkpoint of the firm's log, cosigned
+         * @description A C2SP tlog-checkpoint (origin `<host of the public base URL>/ledger/<firmId>`, tree size, base64 root hash) in a C2SP signed note: signed by the ledger's ECDSA P-256 key (signature type 0x02) and by the Ed25519 checkpoint key (0x01), followed by the cosignature line (C2SP tlog-cosignature) of every witness that has cosigned it. Verify it with the keys of GET /v1/ledger/log/vkeys. A new checkpoint follows new records within CHECKPOINT_INTERVAL_MS.
+         */
+        get: operations["getLogCheckpoint"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/ledger/log/consistency": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A consistency proof between two tree sizes (RFC 6962)
+         * @description The RFC 6962 (RFC 9162 §2.1.4) consistency proof that the tree of `from` records is a prefix of the tree of `to` records, one base64 hash a line (none when from = to). 1 ≤ from ≤ to ≤ the latest checkpoint's size, else 400.
+         */
+        get: operations["getLogConsistency"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/ledger/log/tile/{path}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A hash tile or entry bundle of the log (C2SP tlog-tiles)
+         * @description Hash tiles tile/<L>/<N>[.p/<W>] and entry bundles tile/entries/<N>[.p/<W>] exactly as C2SP tlog-tiles lays them out, so a tlog-tiles client pointed at <base>/v1/ledger/log/ (with the credential header) mirrors and verifies the log. Leaf i is the record of sequence number i + 1; its entry is the 32 bytes of its chainHash. Only tiles within the latest checkpoint are served (others 404). A tile never changes, a partial tile of width W included: immutable and cacheable for a year, varying by credential (the firm is the credential's).
+         */
+        get: operations["getLogTile"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/ledger/log/vkeys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The log's verifier keys (C2SP vkeys)
+         * @description The C2SP verifier keys of the firm's checkpoint origin, name+hex(keyID)+base64(type ‖ key), one a line: type 0x02 (ECDSA P-256, key = SPKI DER) for each signing key of the history that is not revoked, type 0x01 (Ed25519) for each checkpoint key, current or past. Configure witnesses, monitors and verify-evidence with them.
+         */
+        get: operations["getLogVkeys"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/ledger/records/{id}": {
         parameters: {
             query?: never;
@@ -170,6 +250,26 @@ export interface paths {
          * @description The evidence bundle of GET /v1/ledger/export for just this record (with the record before it and the key history), plus its certificate as issued (null when it has none), which the offline verifiers check names the record and its hashes.
          */
         get: operations["getLedgerRecordEvidence"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/ledger/records/{id}/proof": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A record's inclusion proof in the log (C2SP tlog-proof)
+         * @description A C2SP tlog-proof (c2sp.org/tlog-proof@v1): the record's leaf index (its sequence number − 1), the RFC 6962 inclusion proof (one base64 hash a line), then the cosigned checkpoint of that tree size. The leaf hash is SHA-256(0x00 ‖ the 32 bytes of the record's chainHash). Without treeSize: the latest checkpoint; a record committed after it waits for the next checkpoint (up to three CHECKPOINT_INTERVAL_MS) and, if none covers it by then, is answered 409 with Retry-After.
+         */
+        get: operations["getLedgerRecordProof"];
         put?: never;
         post?: never;
         delete?: never;
@@ -316,7 +416,7 @@ export interface paths {
         };
         /**
          * Database and immutable copies compared: counts, latest record, spot checks
-         * @description Answers in a bounded number of reads whatever the ledger size: counts from the chain head, the last background reconciliation (reconciledAt, reconciliation) and the outbox for records appended since (pendingCopies); fresh byte-for-byte spot checks of the latest records and a few random ones.
+         * @description Answers in a bounded number of reads whatever the ledger size: counts from the chain head, the last background reconciliation (reconciledAt, reconciliation) and the outbox for records appended since (pendingCopies); fresh byte-for-byte spot checks of the latest records and a few random ones; the records the tamper watch found changed or removed outside the service within seconds of the change (tampering, cleared by restore) and a chain head gone while the ledger has records (chainHeadMissing). healthy is false while any of these stands; problems says why in words.
          */
         get: operations["getBackupStatus"];
         put?: never;
@@ -1536,6 +1636,7 @@ export interface components {
             name: string;
             /** @description First characters of the key, to recognise it */
             keyPrefix: string;
+            scope: components["schemas"]["ApiKeyScope"];
             /**
              * Format: date-time
              * @description ISO 8601 date-time (UTC, milliseconds)
@@ -1547,12 +1648,18 @@ export interface components {
             /** @description The full key. Shown only in this response; store it now. */
             key: string;
             name: string;
+            scope: components["schemas"]["ApiKeyScope"];
             /**
              * Format: date-time
              * @description ISO 8601 date-time (UTC, milliseconds)
              */
             createdAt: string;
         };
+        /**
+         * @description full: acts for the firm on every operation that takes an API key. auditor: read-only, for a regulator or a witness operator: only the ledger records (GET /v1/ledger/records, /v1/ledger/records/{id}) and the verifiable log (/v1/ledger/log/…, GET /v1/ledger/records/{id}/proof); every other operation answers it 403 FORBIDDEN.
+         * @enum {string}
+         */
+        ApiKeyScope: "full" | "auditor";
         BackupStatus: {
             healthy: boolean;
             database: {
@@ -1601,6 +1708,33 @@ export interface components {
             } | null;
             /** @description Records whose immutable copy is not confirmed yet: outbox entry present and no copy in the store */
             pendingCopies: number;
+            /** @description Rows the tamper watch (the ledger table stream) found changed or removed outside the service, within seconds; healthy is false while any stands */
+            tampering: {
+                /** @description A record row was found changed or removed outside the service */
+                detected: boolean;
+                /** @description The flagged sequence numbers, ascending (the first 100); restore clears each */
+                sequenceNumbers: number[];
+                /** @description More rows are flagged than listed */
+                more: boolean;
+                flags: {
+                    sequenceNumber: number;
+                    /** @enum {string} */
+                    change: "REMOVED" | "MODIFIED";
+                    /** @description Record fields and index attributes that differ from the immutable copy */
+                    fieldsChanged: string[];
+                    /**
+                     * Format: date-time
+                     * @description ISO 8601 date-time (UTC, milliseconds)
+                     */
+                    detectedAt: string;
+                    /** @description The TAMPERING_DETECTED record written with the flag (null: the chain had no head) */
+                    detectionRecordId: string | null;
+                }[];
+            };
+            /** @description The chain head is gone although record rows, flags, the reconciliation or the immutable copies say the ledger has records; healthy is false */
+            chainHeadMissing: boolean;
+            /** @description What makes the status unhealthy beyond the counts, in words */
+            problems: string[];
         };
         BiasFlag: {
             /** @enum {string} */
@@ -2348,7 +2482,7 @@ export interface components {
             recentVerifications: components["schemas"]["Verification"][];
         };
         /** @enum {string} */
-        LedgerEventType: "GENERATION_RECORDED" | "DOCUMENT_SUBMITTED" | "REVIEW_STARTED" | "REVIEW_COMPLETED" | "DOCUMENT_APPROVED" | "DOCUMENT_MODIFIED" | "DOCUMENT_REJECTED" | "CERTIFICATE_ISSUED" | "CHAIN_VERIFIED" | "CHAIN_REPAIRED" | "SLA_BREACHED" | "JOB_ESCALATED" | "IMPACT_ASSESSMENT_APPROVED" | "INCIDENT_LOGGED" | "INCIDENT_RESOLVED" | "ASSURANCE_REVIEW_SIGNED" | "FIRM_SETTINGS_UPDATED" | "SIGNING_KEY_ROTATED";
+        LedgerEventType: "GENERATION_RECORDED" | "DOCUMENT_SUBMITTED" | "REVIEW_STARTED" | "REVIEW_COMPLETED" | "DOCUMENT_APPROVED" | "DOCUMENT_MODIFIED" | "DOCUMENT_REJECTED" | "CERTIFICATE_ISSUED" | "CHAIN_VERIFIED" | "CHAIN_REPAIRED" | "SLA_BREACHED" | "JOB_ESCALATED" | "IMPACT_ASSESSMENT_APPROVED" | "INCIDENT_LOGGED" | "INCIDENT_RESOLVED" | "ASSURANCE_REVIEW_SIGNED" | "FIRM_SETTINGS_UPDATED" | "SIGNING_KEY_ROTATED" | "TAMPERING_DETECTED";
         /** @description A signed ledger record (format: docs/ledger-format.md) */
         LedgerRecord: {
             id: string;
@@ -3711,6 +3845,359 @@ export interface operations {
             };
         };
     };
+    getLogCheckpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The signed note */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Credential lacks the role or credential type required */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The firm has no checkpoint yet (its log is empty, or its first records are not yet integrated) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNPROCESSABLE: the answer would exceed 5 MiB, the platform's limit (narrow the request); or IDEMPOTENCY_KEY_REUSED: the Idempotency-Key was used with another request */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (stage throttling); retry with backoff */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getLogConsistency: {
+        parameters: {
+            query: {
+                /** @description The older tree size, at least 1 (every tree extends the empty tree; there is no proof to give) */
+                from: number;
+                /** @description The newer tree size, at most the latest checkpoint's; default the latest checkpoint's size. from = to answers an empty proof. */
+                to?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The proof */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description Invalid request (details lists the offending fields) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Credential lacks the role or credential type required */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The firm has no checkpoint yet (its log is empty, or its first records are not yet integrated) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNPROCESSABLE: the answer would exceed 5 MiB, the platform's limit (narrow the request); or IDEMPOTENCY_KEY_REUSED: the Idempotency-Key was used with another request */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (stage throttling); retry with backoff */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getLogTile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The tile path below tile/ (slashes included): <L>/<N>[.p/<W>] for a hash tile of level L, entries/<N>[.p/<W>] for an entry bundle; N in 3-digit groups, all but the last prefixed with x (1234067 is x001/x234/067); W (1..255) the width of a partial tile. As C2SP tlog-tiles lays them out. */
+                path: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The tile */
+            200: {
+                headers: {
+                    /** @description public, max-age=31536000, immutable */
+                    "Cache-Control"?: string;
+                    /** @description Authorization, X-Service-Key: the firm is the credential's, a cache keys the tile by it */
+                    Vary?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": string;
+                };
+            };
+            /** @description Invalid request (details lists the offending fields) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Credential lacks the role or credential type required */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not within the latest checkpoint's tree; or: The firm has no checkpoint yet (its log is empty, or its first records are not yet integrated) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNPROCESSABLE: the answer would exceed 5 MiB, the platform's limit (narrow the request); or IDEMPOTENCY_KEY_REUSED: the Idempotency-Key was used with another request */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (stage throttling); retry with backoff */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getLogVkeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The vkeys */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Credential lacks the role or credential type required */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNPROCESSABLE: the answer would exceed 5 MiB, the platform's limit (narrow the request); or IDEMPOTENCY_KEY_REUSED: the Idempotency-Key was used with another request */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (stage throttling); retry with backoff */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     getLedgerRecord: {
         parameters: {
             query?: never;
@@ -3899,6 +4386,114 @@ export interface operations {
             };
         };
     };
+    getLedgerRecordProof: {
+        parameters: {
+            query?: {
+                /** @description The size of the checkpoint to prove inclusion in: a size the log signed a checkpoint at (404 otherwise) and larger than the record's position (400 otherwise). Default: the latest checkpoint, waiting (up to three CHECKPOINT_INTERVAL_MS) for one that covers the record. */
+                treeSize?: number;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The tlog-proof */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description Invalid request (details lists the offending fields) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Credential lacks the role or credential type required */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown record (also for another firm's), or no checkpoint was signed at treeSize */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No checkpoint covers the record yet (it was committed moments ago): retry after Retry-After seconds */
+            409: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNPROCESSABLE: the answer would exceed 5 MiB, the platform's limit (narrow the request); or IDEMPOTENCY_KEY_REUSED: the Idempotency-Key was used with another request */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (stage throttling); retry with backoff */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     listLedgerRecords: {
         parameters: {
             query?: {
@@ -3954,6 +4549,15 @@ export interface operations {
             };
             /** @description Credential lacks the role or credential type required */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The ledger was damaged outside the service: the page or the whole chain is missing from the database although its chain head, its rows or its write-once copies say the records exist (never answered as an empty ledger); see GET /v1/firm/me/backup-status */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5479,6 +6083,8 @@ export interface operations {
             content: {
                 "application/json": {
                     name: string;
+                    /** @default full */
+                    scope?: components["schemas"]["ApiKeyScope"];
                 };
             };
         };
@@ -12198,7 +12804,7 @@ export interface operations {
                      * @description https URL on a public address (private, loopback, link-local and metadata addresses are refused, also when a host name resolves to one at delivery time). The embedded development stack also accepts http on 127.0.0.1 and localhost.
                      */
                     url: string;
-                    events: ("job.submitted" | "review.started" | "review.completed" | "document.approved" | "document.modified" | "document.rejected" | "chain.repaired" | "sla.breached" | "impact-assessment.approved" | "incident.logged" | "incident.resolved" | "firm-settings.updated")[];
+                    events: ("job.submitted" | "review.started" | "review.completed" | "document.approved" | "document.modified" | "document.rejected" | "chain.repaired" | "sla.breached" | "impact-assessment.approved" | "incident.logged" | "incident.resolved" | "firm-settings.updated" | "ledger.tampering-detected")[];
                 };
             };
         };

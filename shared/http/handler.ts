@@ -168,6 +168,11 @@ async function authorise(
   firstSignIn: FirstSignIn,
 ): Promise<Principal> {
   const principal = await authenticate(deps, credentialHeaders(event.headers), firstSignIn);
+  if (principal.kind === 'apiKey' && principal.scope === 'auditor' && !auth.auditors) {
+    throw new ForbiddenError(
+      'An auditor API key is read-only: it may only read the ledger records and the verifiable log',
+    );
+  }
   if (auth.credentials === 'user' && principal.kind !== 'user') {
     throw new ForbiddenError('This operation requires a signed-in user, not an API key');
   }

@@ -3,7 +3,11 @@ import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 /** What a route's function (or the error mapper) answers: a status, an optional body and extra headers. */
 export interface HttpResult {
   statusCode: number;
-  /** A string is sent as it is (the route sets its content type); anything else is sent as JSON. */
+  /**
+   * A string is sent as it is (the route sets its content type: text/html, text/plain); bytes (a Uint8Array)
+   * are sent as they are, base64-encoded in the Lambda answer as API Gateway requires
+   * (application/octet-stream unless the route says otherwise); anything else is sent as JSON.
+   */
   body?: unknown;
   headers?: Record<string, string>;
   /**
@@ -28,10 +32,25 @@ export const DEFAULT_HEADERS: Readonly<Record<string, string>> = {
   'x-content-type-options': 'nosniff',
 };
 
+/** A text answer (`text/plain; charset=utf-8`): checkpoints, proofs, verifier keys. */
+export const plainText = (text: string, headers: Record<string, string> = {}): HttpResult => ({
+  statusCode: 200,
+  body: text,
+  headers: { 'content-type': 'text/plain; charset=utf-8', ...headers },
+});
+
+/** A binary answer (`application/octet-stream`): log tiles. */
+export const octets = (bytes: Uint8Array, headers: Record<string, string> = {}): HttpResult => ({
+  statusCode: 200,
+  body: bytes,
+  headers: { 'content-type': 'application/octet-stream', ...headers },
+});
+
 /**
  * The one place a response gets its final API Gateway shape, for every success and every error (the error
  * envelope of shared/http/errors.ts comes through here too): the request id and DEFAULT_HEADERS on everything,
- * JSON bodies serialised with their content type.
+ * JSON bodies serialised with their content type, bytes base64-encoded with `isBase64Encoded` (API Gateway
+ * decodes them: the client receives the bytes).
  */
 export function toApiResponse(result: HttpResult, requestId: string): APIGatewayProxyStructuredResultV2 {
   const own = Object.fromEntries(
@@ -40,6 +59,15 @@ export function toApiResponse(result: HttpResult, requestId: string): APIGateway
   const headers = { ...DEFAULT_HEADERS, 'x-request-id': requestId, ...own };
   if (result.body === undefined) return { statusCode: result.statusCode, headers };
   if (typeof result.body === 'string') return { statusCode: result.statusCode, headers, body: result.body };
+  if (result.body instanceof Uint8Array)
+    return {
+      statusCode: result.statusCode,
+      headers: { 'content-type': 'application/octet-stream', ...headers },
+      body: Buffer.from(result.body.buffer, result.body.byteOffset, result.body.byteLength).toString(
+        'base64',
+      ),
+      isBase64Encoded: true,
+    };
   return {
     statusCode: result.statusCode,
     headers: { 'content-type': 'application/json', ...headers },

@@ -25,6 +25,7 @@ import { isUnavailable } from './unavailable.js';
 import { planBatch, type PendingAppend } from './append-batch.js';
 import { archiveBatch } from './archive.js';
 import { subscribersOfFirm } from './dispatch.js';
+import { triggerCheckpoint } from './log-trigger.js';
 import {
   checkAhead,
   commitInBatch,
@@ -292,7 +293,7 @@ async function lookForRecord(
  * second look: about right. Later: the first look came too soon by about `lateMs`, so wait half of that longer.
  * Measuring the whole turnaround instead (intent to record found) feeds the wait back into itself: with the first
  * look at 80 % of it, askers settled on waiting ~150 ms for records committed ~80 ms after their intents, i.e. found
- * them ~80 ms late (docs/benchmarks.md).
+ * them ~80 ms late (docs/benchmarks-history.md).
  */
 export function firstLookAfter(firstWait: number, looks: number, lateMs: number): number {
   const next = looks === 1 ? firstWait * 0.8 : looks === 2 ? firstWait : firstWait + lateMs / 2;
@@ -375,6 +376,8 @@ async function lead(deps: Deps, lane: Lane, releasedAt: ChainHead | null): Promi
       );
       head = committed.head;
       if (committed.released) held = false;
+      // The firm's verifiable log takes the batch in within CHECKPOINT_INTERVAL_MS (at most one message a window).
+      if (committed.committed.length > 0) triggerCheckpoint(deps, lane.firmId);
       // The batch's immutable copies run beside the next batch; the holder's own callers answer once the copies
       // are written (intents' askers answer when they find their records). It never throws, and the lane does not
       // wait for the rest of it (the outbox entries' deletion): a lone writer's next append would wait for it.

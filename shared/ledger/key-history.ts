@@ -100,3 +100,47 @@ export function keyProblemAt(
 export function keyForTimestamp(history: SigningKeyHistory, timestamp: string): SigningKeyEntry | undefined {
   return history.keys.find((k) => keyProblemAt(history, k.publicKey, timestamp) === null);
 }
+
+/**
+ * A checkpoint key of the verifiable log (issue 31): the Ed25519 key that signs every firm's checkpoints as
+ * C2SP signed-note type 0x01 beside the ledger key (type 0x02, whose windows are the entries above). Its window
+ * is [validFrom, validUntil): a key is registered the first time it signs, and the next key's registration ends
+ * it, so a verifier knows which checkpoint keys were valid when.
+ */
+export interface CheckpointKeyEntry {
+  /** base64 of the 32-byte Ed25519 public key (a firm's vkey is built from it and the firm's origin). */
+  publicKey: string;
+  algorithm: 'ED25519_SHA_512';
+  keySpec: 'ECC_NIST_EDWARDS25519';
+  validFrom: string;
+  /** null for the current key. */
+  validUntil: string | null;
+}
+
+/** Windows from registrations (any order): each key valid from its registration to the next one's. */
+export function checkpointKeyWindows(
+  registered: readonly { publicKey: string; validFrom: string }[],
+): CheckpointKeyEntry[] {
+  // Two instances registering one key at once leave two registrations: the later one adds nothing.
+  const sorted = [...registered]
+    .sort((a, b) => Date.parse(a.validFrom) - Date.parse(b.validFrom))
+    .filter((entry, i, all) => i === 0 || all[i - 1]!.publicKey !== entry.publicKey);
+  return sorted.map((entry, i) => ({
+    publicKey: entry.publicKey,
+    algorithm: 'ED25519_SHA_512',
+    keySpec: 'ECC_NIST_EDWARDS25519',
+    validFrom: entry.validFrom,
+    validUntil: sorted[i + 1]?.validFrom ?? null,
+  }));
+}
+
+/** The checkpoint key whose window holds `at`. */
+export function checkpointKeyAt(
+  entries: readonly CheckpointKeyEntry[],
+  at: string,
+): CheckpointKeyEntry | undefined {
+  const t = Date.parse(at);
+  return entries.find(
+    (e) => Date.parse(e.validFrom) <= t && (e.validUntil === null || t < Date.parse(e.validUntil)),
+  );
+}

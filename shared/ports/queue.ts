@@ -3,7 +3,13 @@
  * in-process queue with the same retry and dead-letter semantics delivers SQS-shaped events to the same worker.
  */
 export type QueueName =
-  'ledger-archive' | 'integrity-verify' | 'reporting' | 'webhooks' | 'certificates' | 'user-activation';
+  | 'ledger-archive'
+  | 'integrity-verify'
+  | 'reporting'
+  | 'webhooks'
+  | 'certificates'
+  | 'user-activation'
+  | 'log-checkpoint';
 
 /** SQS's longest per-message delay (DelaySeconds). */
 export const MAX_DELAY_SECONDS = 900;

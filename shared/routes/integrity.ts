@@ -107,7 +107,7 @@ export const backupStatus = route({
   tag: 'Firm',
   summary: 'Database and immutable copies compared: counts, latest record, spot checks',
   description:
-    'Answers in a bounded number of reads whatever the ledger size: counts from the chain head, the last background reconciliation (reconciledAt, reconciliation) and the outbox for records appended since (pendingCopies); fresh byte-for-byte spot checks of the latest records and a few random ones.',
+    'Answers in a bounded number of reads whatever the ledger size: counts from the chain head, the last background reconciliation (reconciledAt, reconciliation) and the outbox for records appended since (pendingCopies); fresh byte-for-byte spot checks of the latest records and a few random ones; the records the tamper watch found changed or removed outside the service within seconds of the change (tampering, cleared by restore) and a chain head gone while the ledger has records (chainHeadMissing). healthy is false while any of these stands; problems says why in words.',
   request: {},
   responses: { 200: { description: 'Backup status', schema: BackupStatus } },
 });

@@ -10,7 +10,14 @@ export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
  * (API keys act for the firm and pass a role check unless credentials is `user`).
  */
 export type AuthMode =
-  { kind: 'public' } | { kind: 'authenticated'; credentials: 'any' | 'user'; roles?: readonly Role[] };
+  | { kind: 'public' }
+  | {
+      kind: 'authenticated';
+      credentials: 'any' | 'user';
+      roles?: readonly Role[];
+      /** An `auditor` API key (read-only) may call it too; any other route answers such a key 403. */
+      auditors?: true;
+    };
 
 /** What a route's function may touch: the CDK stack turns this into its IAM grants and environment. */
 export interface Permissions {
@@ -38,6 +45,8 @@ export interface Permissions {
   activateUsers?: boolean;
   /** KMS Sign with the ledger key (every ledger append). */
   sign?: boolean;
+  /** KMS Sign with the Ed25519 checkpoint key (issue 31): the log-checkpoint worker alone. */
+  signCheckpoints?: boolean;
   /** KMS GetPublicKey only (publishing the key). */
   publicKey?: boolean;
   queues?: readonly QueueName[];
@@ -46,8 +55,13 @@ export interface Permissions {
 export interface ResponseDef {
   description: string;
   schema?: z.ZodType;
-  /** Media type of the body; default application/json (the HTML verification page is text/html). */
+  /**
+   * Media type of the body; default application/json (the HTML verification page is text/html, the log's
+   * checkpoints and proofs text/plain, its tiles application/octet-stream).
+   */
   contentType?: string;
+  /** Headers of this answer worth documenting (OpenAPI header objects: Cache-Control, Retry-After). */
+  headers?: Record<string, { description: string; schema: { type: 'string' | 'integer' } }>;
 }
 
 export interface RouteDef<
@@ -58,7 +72,10 @@ export interface RouteDef<
 > {
   operationId: string;
   method: HttpMethod;
-  /** API Gateway path syntax: `/v1/ledger/records/{id}`. */
+  /**
+   * API Gateway path syntax: `/v1/ledger/records/{id}`; a last segment `{name+}` is greedy (the rest of the
+   * path, slashes included, as `name`).
+   */
   path: string;
   /**
    * A GET that also answers HEAD (the same function and headers, no body): the public GETs a client or monitor
@@ -106,6 +123,15 @@ export function routeFunctionPermissions(route: RouteDef): Permissions {
 
 export const PUBLIC = { kind: 'public' } as const;
 export const ANY_CREDENTIAL = { kind: 'authenticated', credentials: 'any' } as const;
+/**
+ * Any of the firm's credentials, and also its read-only `auditor` API keys: the ledger record reads and the
+ * verifiable log, the only routes such a key may call (shared/domain/auth/principal.ts).
+ */
+export const ANY_CREDENTIAL_OR_AUDITOR = {
+  kind: 'authenticated',
+  credentials: 'any',
+  auditors: true,
+} as const;
 
 /**
  * Does the route take `Idempotency-Key`? Every authenticated POST and PATCH (the CDK stack grants each the

@@ -1,4 +1,5 @@
 import type { KMSClient } from '@aws-sdk/client-kms';
+import { KmsNoteSigner } from '../adapters/aws/kms-note-signer.js';
 import { KmsSigner } from '../adapters/aws/kms-signer.js';
 import { emfSignMetrics } from '../adapters/aws/sign-metrics.js';
 import { S3ObjectStore } from '../adapters/aws/s3-object-store.js';
@@ -13,6 +14,7 @@ import { isThrottling, ThrottledSigner } from '../adapters/throttled-signer.js';
 import type { ObjectStore } from '../ports/object-store.js';
 import type { Queue } from '../ports/queue.js';
 import { systemClock } from '../ports/clock.js';
+import { noteSignerOf, type NoteSigner } from '../ports/note-signer.js';
 import type { Signer } from '../ports/signer.js';
 import { createDocumentClient } from '../store/dynamo.js';
 import { once } from '../once.js';
@@ -47,7 +49,7 @@ function notBundled(client: string): never {
  * §5); a function that may only read the public key (GLS_BUNDLE_SIGN "false") gets the bounded signer without the
  * throttling wrapper, so its bundle carries none of it.
  */
-function withSignLimits(kms: KmsSigner): Signer {
+function withSignLimits(kms: Signer): Signer {
   const bounded = new BoundedSigner(kms, dependencyBudgets(), isThrottling);
   return process.env.GLS_BUNDLE_SIGN === 'false'
     ? bounded
@@ -72,6 +74,7 @@ export function createAwsDeps(): Deps {
   };
   let kmsClient: (() => Promise<KMSClient>) | undefined;
   const sharedClient = (load: () => Promise<KMSClient>) => (kmsClient ??= once(load));
+  let noteSigner: NoteSigner | undefined;
   let objects: ObjectStore | undefined;
   let queue: Queue | undefined;
   let oidc: Deps['oidc'] | undefined;
@@ -115,6 +118,19 @@ export function createAwsDeps(): Deps {
               ),
             ),
           );
+    },
+    get noteSigner() {
+      // Only the log's integrator is granted the checkpoint key (lib/ledger.ts); the variable is set for it alone.
+      return process.env.GLS_BUNDLE_KMS === 'false' || !process.env[ENV.checkpointKeyId]
+        ? undefined
+        : (noteSigner ??= noteSignerOf(
+            withSignLimits(
+              new KmsNoteSigner(
+                sharedClient(async () => new (await import('@aws-sdk/client-kms')).KMSClient({})),
+                requireEnv(ENV.checkpointKeyId),
+              ),
+            ),
+          ));
     },
     get objects() {
       return process.env.GLS_BUNDLE_S3 === 'false'

@@ -44,6 +44,9 @@ export const ENV = {
   webhooksQueueUrl: 'WEBHOOKS_QUEUE_URL',
   certificatesQueueUrl: 'CERTIFICATES_QUEUE_URL',
   userActivationQueueUrl: 'USER_ACTIVATION_QUEUE_URL',
+  logCheckpointQueueUrl: 'LOG_CHECKPOINT_QUEUE_URL',
+  /** The KMS Ed25519 key (ECC_NIST_EDWARDS25519) that signs checkpoints as signature type 0x01 (issue 31). */
+  checkpointKeyId: 'CHECKPOINT_KEY_ID',
   /** Public base URL certificates print (verification link, QR code); the embedded stack sets its own. */
   publicBaseUrl: 'PUBLIC_BASE_URL',
   oidcIssuer: 'OIDC_ISSUER',
@@ -108,6 +111,15 @@ export const ENV = {
   requestBudgetMs: 'REQUEST_BUDGET_MS',
   /** The budget of each dependency check of GET /health (ms). */
   healthCheckTimeoutMs: 'HEALTH_CHECK_TIMEOUT_MS',
+  /** A firm with new records gets a new checkpoint within this long of their commit (ms, default 1000, 0: off; issue 31). */
+  checkpointIntervalMs: 'CHECKPOINT_INTERVAL_MS',
+  /**
+   * Checkpoint Signs per second the whole account may spend (default 20; each checkpoint costs 2): beyond it,
+   * checkpoints of the active firms come further apart than CHECKPOINT_INTERVAL_MS (0: no budget).
+   */
+  checkpointSignBudgetPerSecond: 'CHECKPOINT_SIGN_BUDGET_PER_S',
+  /** Embedded stack: seconds between runs of the log repair sweep (default 60, like the AWS schedule). */
+  logRepairIntervalSeconds: 'LOG_REPAIR_INTERVAL_SECONDS',
 } as const;
 
 /**
@@ -151,7 +163,7 @@ export function signerLimits(): { deadlineMs: number; maxInFlight: number } {
  * by `connectTimeoutMs`; the SDK's standard retry strategy makes up to `maxAttempts` attempts; and the whole call,
  * attempts and backoff together, by `budgetMs` (shared/adapters/bounded-dependencies.ts), past which it fails with
  * DependencyUnavailableError (503 with Retry-After). `requestBudgetMs` bounds a ledger append's wait for its record.
- * The defaults keep every request far inside the route functions' 15 s (lib/service-function.ts) and API Gateway's
+ * The defaults keep every request far inside the route functions' 20 s (lib/service-function.ts) and API Gateway's
  * 30 s.
  */
 export interface DependencyBudgets {
@@ -203,6 +215,15 @@ export function sdkClientBudget(
   };
 }
 
+/**
+ * How long a firm's new records wait for their checkpoint at most (CHECKPOINT_INTERVAL_MS, ms, default 1000); 0
+ * turns the verifiable log's checkpoints off (no trigger, no repair sweep: the bench's "off" side).
+ */
+export const checkpointIntervalMs = (): number => intEnv(ENV.checkpointIntervalMs, 1_000);
+
+/** Checkpoint Signs per second for the whole account (CHECKPOINT_SIGN_BUDGET_PER_S, default 20; 0: unlimited). */
+export const checkpointSignBudgetPerSecond = (): number => intEnv(ENV.checkpointSignBudgetPerSecond, 20);
+
 /** The variable carrying each queue's URL; typed by QueueName, so a new queue cannot be forgotten. */
 export const QUEUE_URL_ENV: Record<QueueName, string> = {
   'ledger-archive': ENV.ledgerArchiveQueueUrl,
@@ -211,6 +232,7 @@ export const QUEUE_URL_ENV: Record<QueueName, string> = {
   webhooks: ENV.webhooksQueueUrl,
   certificates: ENV.certificatesQueueUrl,
   'user-activation': ENV.userActivationQueueUrl,
+  'log-checkpoint': ENV.logCheckpointQueueUrl,
 };
 
 /**

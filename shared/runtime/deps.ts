@@ -2,6 +2,7 @@ import type { DocumentDb, TableNames } from '../store/dynamo.js';
 import type { Clock } from '../ports/clock.js';
 import type { ObjectStore } from '../ports/object-store.js';
 import type { Queue } from '../ports/queue.js';
+import type { NoteSigner } from '../ports/note-signer.js';
 import type { Signer } from '../ports/signer.js';
 import type { Dependency } from '../errors.js';
 
@@ -31,6 +32,11 @@ export interface Deps {
    * one per key id, behind the same Sign limits (docs/architecture.md §5, "Signing keys").
    */
   signerFor(keyId: string): Signer;
+  /**
+   * The Ed25519 checkpoint key (issue 31), behind the same Sign limits; absent in tools that never sign a
+   * checkpoint (ledgerctl).
+   */
+  noteSigner?: NoteSigner;
   objects: ObjectStore;
   queue: Queue;
   clock: Clock;

@@ -4,6 +4,7 @@ import { dirname, join } from 'node:path';
 import { FsObjectStore } from '../adapters/local/fs-object-store.js';
 import { UrlSigningSecret } from '../adapters/local/presigned-uploads.js';
 import { LocalQueue } from '../adapters/local/local-queue.js';
+import { LocalNoteSigner } from '../adapters/local/local-note-signer.js';
 import { LocalSigner } from '../adapters/local/local-signer.js';
 import type { SignerQuota } from '../adapters/local/signer-quota.js';
 import { meteredDb, type DynamoMeter } from '../adapters/local/dynamo-meter.js';
@@ -22,6 +23,7 @@ import {
   underFault,
 } from '../adapters/local/faulty-adapters.js';
 import { systemClock } from '../ports/clock.js';
+import { noteSignerOf } from '../ports/note-signer.js';
 import type { Queue } from '../ports/queue.js';
 import type { Signer } from '../ports/signer.js';
 import { createDocumentClient } from '../store/dynamo.js';
@@ -46,6 +48,8 @@ export function localPaths(dataDir: string) {
     /** Keys introduced by a rotation (issue 15): `ledger-signing-key-<16 hex of the fingerprint>.pem`. */
     rotatedSigningKey: (fingerprintPrefix: string) =>
       join(dataDir, 'keys', `ledger-signing-key-${fingerprintPrefix}.pem`),
+    /** The Ed25519 checkpoint key (issue 31), PKCS#8 PEM, created once. */
+    checkpointKey: join(dataDir, 'keys', 'checkpoint-ed25519-key.pem'),
     devIssuerKey: join(dataDir, 'keys', 'dev-issuer.jwk.json'),
     /** HMAC secret of the local presigned object URLs. */
     urlSigningSecret: join(dataDir, 'keys', 'presigned-url-secret.hex'),
@@ -117,6 +121,9 @@ export function createLocalDeps(options: {
       }
       return found;
     },
+    noteSigner: noteSignerOf(
+      new ThrottledSigner(new LocalNoteSigner(paths.checkpointKey, signerOptions), signerLimits()),
+    ),
     objects: new BoundedObjectStore(faults ? new FaultyObjectStore(objects, faults) : objects, budgets),
     queue: new BoundedQueue(faults ? new FaultyQueue(queue, faults) : queue, budgets),
     clock: systemClock,

@@ -20,3 +20,10 @@ export const VERIFICATION_FAILED_LOG = 'Chain verification found broken records'
  * and an alarm fires on it (lib/monitoring.ts): keep the text stable.
  */
 export const DEPENDENCY_UNAVAILABLE_LOG = 'Dependency unavailable';
+
+/**
+ * Logged (ERROR) once per ledger row the tamper watch finds changed or removed outside the service, and for every
+ * chain head removed (shared/services/integrity/tamper-watch.ts). In AWS a metric filter turns it into the
+ * LEDGER_TAMPERING_DETECTED metric, and an alarm fires on one (lib/monitoring.ts): keep the text stable.
+ */
+export const TAMPERING_DETECTED_LOG = 'LEDGER_TAMPERING_DETECTED';

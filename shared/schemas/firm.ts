@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { API_KEY_SCOPES } from '../domain/auth/principal.js';
 import { PLANS } from '../domain/firm/plans.js';
 import { Timestamp } from './common.js';
 import { StorableNumber, WellFormedString } from './storable-json.js';
@@ -56,11 +57,18 @@ export const FirmStats = z
   .object({ recordCount: z.number().int(), certificateCount: z.number().int(), jobCount: z.number().int() })
   .meta({ id: 'FirmStats' });
 
+export const ApiKeyScopeSchema = z.enum(API_KEY_SCOPES).meta({
+  id: 'ApiKeyScope',
+  description:
+    'full: acts for the firm on every operation that takes an API key. auditor: read-only, for a regulator or a witness operator: only the ledger records (GET /v1/ledger/records, /v1/ledger/records/{id}) and the verifiable log (/v1/ledger/log/…, GET /v1/ledger/records/{id}/proof); every other operation answers it 403 FORBIDDEN.',
+});
+
 export const ApiKey = z
   .object({
     id: z.string(),
     name: z.string(),
     keyPrefix: z.string().meta({ description: 'First characters of the key, to recognise it' }),
+    scope: ApiKeyScopeSchema,
     createdAt: Timestamp,
   })
   .meta({ id: 'ApiKey' });
@@ -70,11 +78,15 @@ export const ApiKeyCreated = z
     id: z.string(),
     key: z.string().meta({ description: 'The full key. Shown only in this response; store it now.' }),
     name: z.string(),
+    scope: ApiKeyScopeSchema,
     createdAt: Timestamp,
   })
   .meta({ id: 'ApiKeyCreated' });
 
-export const CreateApiKeyBody = z.strictObject({ name: WellFormedString.trim().min(1).max(100) });
+export const CreateApiKeyBody = z.strictObject({
+  name: WellFormedString.trim().min(1).max(100),
+  scope: ApiKeyScopeSchema.default('full'),
+});
 
 export const KeyIdParam = z.object({ keyId: WellFormedString.min(1).max(200) });
 

@@ -157,5 +157,36 @@ export const BackupStatus = z
       .describe(
         'Records whose immutable copy is not confirmed yet: outbox entry present and no copy in the store',
       ),
+    tampering: z
+      .object({
+        detected: z.boolean().describe('A record row was found changed or removed outside the service'),
+        sequenceNumbers: z
+          .array(z.number().int())
+          .describe('The flagged sequence numbers, ascending (the first 100); restore clears each'),
+        more: z.boolean().describe('More rows are flagged than listed'),
+        flags: z.array(
+          z.object({
+            sequenceNumber: z.number().int(),
+            change: z.enum(['REMOVED', 'MODIFIED']),
+            fieldsChanged: z
+              .array(z.string())
+              .describe('Record fields and index attributes that differ from the immutable copy'),
+            detectedAt: Timestamp,
+            detectionRecordId: z
+              .string()
+              .nullable()
+              .describe('The TAMPERING_DETECTED record written with the flag (null: the chain had no head)'),
+          }),
+        ),
+      })
+      .describe(
+        'Rows the tamper watch (the ledger table stream) found changed or removed outside the service, within seconds; healthy is false while any stands',
+      ),
+    chainHeadMissing: z
+      .boolean()
+      .describe(
+        'The chain head is gone although record rows, flags, the reconciliation or the immutable copies say the ledger has records; healthy is false',
+      ),
+    problems: z.array(z.string()).describe('What makes the status unhealthy beyond the counts, in words'),
   })
   .meta({ id: 'BackupStatus' });

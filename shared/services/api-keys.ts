@@ -1,9 +1,10 @@
 import { displayPrefix, generateApiKey, hashApiKey } from '../domain/auth/api-key-format.js';
+import type { ApiKeyScope } from '../domain/auth/principal.js';
 import { NotFoundError } from '../errors.js';
 import { newId } from '../ids.js';
 import { isoNow } from '../ports/clock.js';
 import type { Deps } from '../runtime/deps.js';
-import { createApiKey, listApiKeys, revokeApiKey, type ApiKeyItem } from '../store/api-key-store.js';
+import { createApiKey, listApiKeys, revokeApiKey, scopeOf, type ApiKeyItem } from '../store/api-key-store.js';
 
 export interface NewApiKey {
   item: ApiKeyItem;
@@ -12,7 +13,7 @@ export interface NewApiKey {
 }
 
 /** A fresh key for a firm; the caller stores `item` with `keyHash` and shows `key` once. */
-export function mintApiKey(deps: Deps, firmId: string, name: string): NewApiKey {
+export function mintApiKey(deps: Deps, firmId: string, name: string, scope: ApiKeyScope = 'full'): NewApiKey {
   const key = generateApiKey();
   return {
     key,
@@ -22,16 +23,18 @@ export function mintApiKey(deps: Deps, firmId: string, name: string): NewApiKey 
       firmId,
       name,
       keyPrefix: displayPrefix(key),
+      scope,
       createdAt: isoNow(deps.clock),
       revokedAt: null,
     },
   };
 }
 
-export async function issueApiKey(deps: Deps, firmId: string, name: string) {
-  const minted = mintApiKey(deps, firmId, name);
+/** A new key: `full` (the default, acts for the firm) or `auditor` (read-only: the records and the log). */
+export async function issueApiKey(deps: Deps, firmId: string, name: string, scope: ApiKeyScope = 'full') {
+  const minted = mintApiKey(deps, firmId, name, scope);
   await createApiKey(deps, minted.item, minted.keyHash);
-  return { id: minted.item.id, key: minted.key, name, createdAt: minted.item.createdAt };
+  return { id: minted.item.id, key: minted.key, name, scope, createdAt: minted.item.createdAt };
 }
 
 export async function activeApiKeys(deps: Deps, firmId: string) {
@@ -39,7 +42,13 @@ export async function activeApiKeys(deps: Deps, firmId: string) {
   return keys
     .filter((k) => k.revokedAt === null)
     .sort((a, b) => a.createdAt.localeCompare(b.createdAt))
-    .map(({ id, name, keyPrefix, createdAt }) => ({ id, name, keyPrefix, createdAt }));
+    .map((k) => ({
+      id: k.id,
+      name: k.name,
+      keyPrefix: k.keyPrefix,
+      scope: scopeOf(k),
+      createdAt: k.createdAt,
+    }));
 }
 
 export async function revokeKey(deps: Deps, firmId: string, keyId: string): Promise<void> {

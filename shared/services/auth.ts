@@ -59,7 +59,7 @@ async function authenticateApiKey(deps: Deps, key: string): Promise<Principal> {
   if (!isWellFormedApiKey(key)) throw new UnauthorizedError('Invalid API key');
   const found = await findApiKeyByHash(deps, hashApiKey(key));
   if (!found) throw new UnauthorizedError('Invalid API key');
-  return { kind: 'apiKey', firmId: found.firmId, keyId: found.keyId, name: found.name };
+  return { kind: 'apiKey', firmId: found.firmId, keyId: found.keyId, name: found.name, scope: found.scope };
 }
 
 async function authenticateBearer(

@@ -1,10 +1,22 @@
 import { genesisHistory } from '../ledger/key-rotation.js';
-import { fingerprintOf, type SigningKeyHistory } from '../ledger/key-history.js';
+import { createHash } from 'node:crypto';
+import {
+  checkpointKeyWindows,
+  fingerprintOf,
+  type CheckpointKeyEntry,
+  type SigningKeyHistory,
+} from '../ledger/key-history.js';
+import type { NoteSigner } from '../ports/note-signer.js';
 import { publicKeyBase64 } from '../ledger/signing-key.js';
 import type { Signer } from '../ports/signer.js';
 import { ENV, intEnv } from '../runtime/config.js';
 import type { Deps } from '../runtime/deps.js';
-import { readKeyHistory, type StoredKeyHistory } from '../store/signing-key-store.js';
+import {
+  putCheckpointKey,
+  readCheckpointKeys,
+  readKeyHistory,
+  type StoredKeyHistory,
+} from '../store/signing-key-store.js';
 
 /**
  * The signing-key history as this instance sees it (issue 15): read from the ledger table
@@ -52,4 +64,36 @@ export function signerOf(deps: Deps, stored: StoredKeyHistory, fingerprint: stri
   const keyId = stored.keyIds[fingerprint];
   if (!keyId) throw new Error(`No signer is known for signing key ${fingerprint}`);
   return deps.signerFor(keyId);
+}
+
+/** The log's checkpoint keys with their windows (issue 31), oldest first: what a verifier needs beside the history. */
+export async function checkpointKeyHistory(deps: Deps): Promise<CheckpointKeyEntry[]> {
+  return checkpointKeyWindows(await readCheckpointKeys(deps));
+}
+
+const registered = new WeakMap<NoteSigner, Promise<void>>();
+
+/**
+ * Makes sure the checkpoint key `signer` holds is the current entry of the checkpoint-key history before it signs:
+ * registered from now on when it is not the latest key (its first checkpoint, or a new CHECKPOINT_KEY_ID), which
+ * ends the previous key's window. Once per signer and instance.
+ */
+export function registerCheckpointKey(deps: Deps, signer: NoteSigner): Promise<void> {
+  let done = registered.get(signer);
+  if (!done) {
+    done = (async () => {
+      const publicKey = Buffer.from(await signer.publicKey()).toString('base64');
+      const windows = checkpointKeyWindows(await readCheckpointKeys(deps));
+      if (windows.at(-1)?.publicKey === publicKey) return;
+      const digest = createHash('sha256').update(publicKey).digest('hex').slice(0, 16);
+      await putCheckpointKey(
+        deps,
+        { publicKey, validFrom: deps.clock.now().toISOString(), signerKeyId: signer.keyId },
+        digest,
+      );
+    })();
+    registered.set(signer, done);
+    done.catch(() => registered.delete(signer));
+  }
+  return done;
 }

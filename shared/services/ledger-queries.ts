@@ -1,5 +1,5 @@
 import { encodeCursor, type CursorScope } from '../domain/pagination/cursor.js';
-import { NotFoundError, ValidationError } from '../errors.js';
+import { ConflictError, NotFoundError, ValidationError } from '../errors.js';
 import type { LedgerRecord } from '../ledger/record.js';
 import type { Deps } from '../runtime/deps.js';
 import { padSequence, SK_PREFIX } from '../store/keys.js';
@@ -11,6 +11,7 @@ import {
   type SortOrder,
 } from '../store/ledger-store.js';
 import { recordListQuery, recordOfRow } from '../store/record-list-store.js';
+import { chainHeadMissing } from './integrity/ledger-damage.js';
 import { asPage, FILTER_READ_FACTOR, listStart, pageOf, readList, type Page } from './pages.js';
 
 export interface ListRecordsInput extends RecordFilter {
@@ -59,6 +60,9 @@ async function unfilteredPage(
 ): Promise<Page<LedgerRecord>> {
   const { pageSize } = request;
   const { sequenceNumber: total } = await readHead(deps, scope.firmId);
+  // A ledger whose head is gone is not an empty one (issue 32): never answered as 0 records without a word.
+  if (total === 0 && (await chainHeadMissing(deps, scope.firmId, { headSequence: 0, copies: true })))
+    throw new ConflictError(DAMAGED_LEDGER);
   let page = request.page;
   let from: number;
   let to: number;
@@ -88,6 +92,8 @@ async function unfilteredPage(
   }
   if (from > to) return pageOf([], page, pageSize, total);
   const records = await queryRecordRange(deps, scope.firmId, from, to, order);
+  // Every row of a page the head says exists is gone: the ledger lost its rows (some missing rows show as gaps).
+  if (records.length === 0) throw new ConflictError(DAMAGED_LEDGER);
   const last = order === 'desc' ? from : to;
   const more = order === 'desc' ? from > 1 : to < total;
   const nextCursor = more
@@ -99,6 +105,9 @@ async function unfilteredPage(
     : null;
   return pageOf(records, page, pageSize, total, nextCursor);
 }
+
+const DAMAGED_LEDGER =
+  "The ledger's records are missing from the database although its chain head, counters or write-once copies say they exist: the ledger was damaged outside the service. GET /v1/firm/me/backup-status shows what is flagged; the records are restored from their immutable copies (docs/operations.md).";
 
 export async function findRecord(deps: Deps, firmId: string, id: string): Promise<LedgerRecord> {
   const record = await getRecordById(deps, firmId, id);

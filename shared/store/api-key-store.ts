@@ -1,3 +1,4 @@
+import type { ApiKeyScope } from '../domain/auth/principal.js';
 import type { Deps } from '../runtime/deps.js';
 import { queryAll, send, withoutKeys } from './dynamo.js';
 import { keys, SK_PREFIX } from './keys.js';
@@ -10,6 +11,8 @@ export interface ApiKeyItem {
   name: string;
   /** The first characters of the key, enough to recognise it in a list; the key itself is never stored. */
   keyPrefix: string;
+  /** Items written before scopes existed have none: they are `full` keys (scopeOf). */
+  scope?: ApiKeyScope;
   createdAt: string;
   revokedAt: string | null;
 }
@@ -18,7 +21,12 @@ export interface ApiKeyLookup {
   firmId: string;
   keyId: string;
   name: string;
+  scope: ApiKeyScope;
 }
+
+/** A stored key's scope: `full` when it has none (created before scopes existed). */
+export const scopeOf = (item: { scope?: unknown }): ApiKeyScope =>
+  item.scope === 'auditor' ? 'auditor' : 'full';
 
 /** The key record and its hash lookup, created together. Only the SHA-256 hash of the key is stored. */
 export function putApiKeyItems(deps: Deps, key: ApiKeyItem, keyHash: string): TransactItem[] {
@@ -33,7 +41,13 @@ export function putApiKeyItems(deps: Deps, key: ApiKeyItem, keyHash: string): Tr
     {
       Put: {
         TableName: deps.tables.main,
-        Item: { ...keys.apiKeyHash(keyHash), firmId: key.firmId, keyId: key.id, name: key.name },
+        Item: {
+          ...keys.apiKeyHash(keyHash),
+          firmId: key.firmId,
+          keyId: key.id,
+          name: key.name,
+          scope: scopeOf(key),
+        },
         ConditionExpression: 'attribute_not_exists(pk)',
       },
     },
@@ -52,7 +66,12 @@ export async function findApiKeyByHash(deps: Deps, keyHash: string): Promise<Api
     ConsistentRead: true,
   });
   return Item
-    ? { firmId: Item.firmId as string, keyId: Item.keyId as string, name: Item.name as string }
+    ? {
+        firmId: Item.firmId as string,
+        keyId: Item.keyId as string,
+        name: Item.name as string,
+        scope: scopeOf(Item),
+      }
     : null;
 }
 

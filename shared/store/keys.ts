@@ -102,9 +102,37 @@ export const keys = {
   }),
   /** The firm's sequencer lease: which instance seals and commits the firm's appends, and until when. */
   sequencerLease: (firmId: string) => ({ pk: `FIRM#${firmId}`, sk: 'SEQUENCER' }),
+  /**
+   * The firm's verifiable log (issue 31; shared/store/log-store.ts): hash tiles `LOGTILE#<level 2>#<index 12>`,
+   * the integrated tree `LOGTREE`, checkpoints `CHECKPOINT#<size 12>` and the latest `LOGCHECKPOINT`, witness
+   * cosignatures `COSIG#<size 12>#<witness key id>`, and `LOGLEASE`, who integrates and signs the firm's log.
+   */
+  logTile: (firmId: string, level: number, index: number) => ({
+    pk: `FIRM#${firmId}`,
+    sk: `LOGTILE#${String(level).padStart(2, '0')}#${padSequence(index)}`,
+  }),
+  logTree: (firmId: string) => ({ pk: `FIRM#${firmId}`, sk: 'LOGTREE' }),
+  checkpoint: (firmId: string, size: number) => ({
+    pk: `FIRM#${firmId}`,
+    sk: `CHECKPOINT#${padSequence(size)}`,
+  }),
+  latestCheckpoint: (firmId: string) => ({ pk: `FIRM#${firmId}`, sk: 'LOGCHECKPOINT' }),
+  cosignature: (firmId: string, size: number, witnessKeyId: string) => ({
+    pk: `FIRM#${firmId}`,
+    sk: `COSIG#${padSequence(size)}#${witnessKeyId}`,
+  }),
+  logLease: (firmId: string) => ({ pk: `FIRM#${firmId}`, sk: 'LOGLEASE' }),
+  /** The account's checkpoint Sign budget (a GCRA `tat`, shared/services/log-checkpoint-budget.ts). */
+  checkpointBudget: () => ({ pk: LOG_BUDGET_PK, sk: 'CHECKPOINTSIGNS' }),
   /** One version of the signing-key history (issue 15), append-only: the highest version is the current one. */
   signingKeyVersion: (version: number) => ({ pk: SIGNING_KEYS_PK, sk: `V#${padSequence(version)}` }),
 };
+
+/** The ledger-table partition of the account's checkpoint Sign budget (issue 31). */
+export const LOG_BUDGET_PK = 'LOGBUDGET';
+
+/** The ledger-table partition of the log's checkpoint keys (issue 31): `K#<validFrom>#<16 hex of the key's SHA-256>`. */
+export const CHECKPOINT_KEYS_PK = 'CHECKPOINTKEYS';
 
 /** The ledger-table partition holding the signing-key history's versions. */
 export const SIGNING_KEYS_PK = 'SIGNINGKEYS';
@@ -126,4 +154,5 @@ export const SK_PREFIX = {
   reportLog: 'REPORT#',
   webhook: 'WEBHOOK#',
   webhookDelivery: (webhookId: string) => `WHDELIVERY#${webhookId}#`,
+  cosignature: (size: number) => `COSIG#${padSequence(size)}#`,
 } as const;

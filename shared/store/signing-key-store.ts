@@ -1,8 +1,8 @@
 import type { SigningKeyHistory } from '../ledger/key-history.js';
 import type { Deps } from '../runtime/deps.js';
 import { writeConditionally } from './conditional-write.js';
-import { send } from './dynamo.js';
-import { keys, SIGNING_KEYS_PK } from './keys.js';
+import { queryAll, send } from './dynamo.js';
+import { CHECKPOINT_KEYS_PK, keys, SIGNING_KEYS_PK } from './keys.js';
 
 /**
  * A stored version of the signing-key history: the public history and, beside it (never published), the id by
@@ -63,4 +63,44 @@ export async function writeKeyHistoryVersion(deps: Deps, stored: StoredKeyHistor
   throw new Error(
     `Writing signing-key history version ${stored.history.version} failed: ${JSON.stringify(outcome)}`,
   );
+}
+
+/** A registered checkpoint key (issue 31): its public key, from when it signs, and how the signer reaches it. */
+export interface StoredCheckpointKey {
+  publicKey: string;
+  validFrom: string;
+  /** KMS key ARN, or `local:ed25519:<prefix>`: never published. */
+  signerKeyId: string;
+}
+
+/** Every registered checkpoint key, oldest first (`CHECKPOINTKEYS` in the ledger table, append-only). */
+export async function readCheckpointKeys(deps: Deps): Promise<StoredCheckpointKey[]> {
+  const items = await queryAll(deps.db, {
+    TableName: deps.tables.ledger,
+    KeyConditionExpression: 'pk = :pk',
+    ExpressionAttributeValues: { ':pk': CHECKPOINT_KEYS_PK },
+    ConsistentRead: true,
+  });
+  return items.map((item) => ({
+    publicKey: item.publicKey as string,
+    validFrom: item.validFrom as string,
+    signerKeyId: item.signerKeyId as string,
+  }));
+}
+
+/** Registers a checkpoint key from `validFrom` on (once per key and instant). */
+export async function putCheckpointKey(
+  deps: Deps,
+  key: StoredCheckpointKey,
+  keyDigest: string,
+): Promise<void> {
+  await writeConditionally(deps, [
+    {
+      Put: {
+        TableName: deps.tables.ledger,
+        Item: { pk: CHECKPOINT_KEYS_PK, sk: `K#${key.validFrom}#${keyDigest}`, ...key },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      },
+    },
+  ]);
 }

@@ -6,7 +6,9 @@
  *           firm-owned item; global lookups (API key hash) live under their own pk.
  * - ledger: the hash chain. pk `FIRM#<firmId>`, sk `REC#<sequence, 12 digits>` for records, `HEAD` for the
  *           chain head (last sequence, chain hash, timestamp) and `OUTBOX#<sequence>` for records whose
- *           immutable copy is not yet confirmed.
+ *           immutable copy is not yet confirmed. Its stream (KEYS_ONLY) feeds the tamper watch
+ *           (shared/workers/table.ts, `ledger-tamper-watch`): a record row or the head changed outside the
+ *           service is flagged within seconds (docs/architecture.md §6c).
  */
 export interface IndexDefinition {
   indexName: string;
@@ -22,7 +24,16 @@ export interface TableDefinition {
   indexes: IndexDefinition[];
   /** A Number attribute (Unix seconds) after which DynamoDB's TTL deletes the item, when the table has one. */
   timeToLiveAttribute?: string;
+  /** The table's DynamoDB stream, when it has one (a `stream` worker of shared/workers/table.ts reads it). */
+  stream?: StreamView;
 }
+
+/**
+ * What each stream record carries. The ledger's is KEYS_ONLY: the tamper watch judges a change by the row as it
+ * is now against its immutable copy (replays and reordering then change nothing), so it needs no image, and no
+ * record content leaves the table through the stream.
+ */
+export type StreamView = 'KEYS_ONLY' | 'NEW_IMAGE' | 'OLD_IMAGE' | 'NEW_AND_OLD_IMAGES';
 
 /**
  * The main table's TTL attribute: only `Idempotency-Key` items set it (24 h after their first request,
@@ -97,6 +108,7 @@ export const TABLES: readonly TableDefinition[] = [
       { indexName: LEDGER_PENDING_ARCHIVE, partitionKey: 'pendingArchive', sortKey: 'pendingSince' },
       ...Object.values(LEDGER_RECORD_INDEXES),
     ],
+    stream: 'KEYS_ONLY',
   },
 ];
 

@@ -1,4 +1,11 @@
-import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import type {
+  DynamoDBBatchResponse,
+  DynamoDBRecord,
+  DynamoDBStreamEvent,
+  SQSBatchResponse,
+  SQSEvent,
+  SQSRecord,
+} from 'aws-lambda';
 import '../runtime/aws-deps.js';
 import { getDeps, type Deps } from '../runtime/deps.js';
 import { logger } from '../runtime/logger.js';
@@ -51,4 +58,33 @@ export function queueWorker<M>(
  */
 export function scheduledWorker<R>(run: (deps: Deps) => Promise<R>): () => Promise<R> {
   return () => run(getDeps());
+}
+
+/** Handles one change of a DynamoDB stream (its record: event name, keys, images as the table's stream view has them). */
+export type ProcessChange = (deps: Deps, change: DynamoDBRecord) => Promise<void>;
+
+/**
+ * The one entry point of every stream-triggered worker (shared/workers/table.ts, `stream`): runs the batch's
+ * changes in stream order and, at the first that throws, stops and answers with it as the failed item (the
+ * partial batch response for streams): the event source mapping retries from that change on (splitting the
+ * batch on error), so no later change of the shard overtakes it. The embedded stack's stream poller reads the
+ * same response (shared/adapters/local/stream-poller.ts).
+ */
+export function streamWorker(
+  process: ProcessChange,
+  options: { failureLog: string },
+): (event: DynamoDBStreamEvent) => Promise<DynamoDBBatchResponse> {
+  return async (event) => {
+    const deps = getDeps();
+    for (const record of event.Records) {
+      try {
+        await process(deps, record);
+      } catch (error) {
+        const sequenceNumber = record.dynamodb?.SequenceNumber ?? '';
+        logger.error(options.failureLog, { sequenceNumber, error: error as Error });
+        return { batchItemFailures: [{ itemIdentifier: sequenceNumber }] };
+      }
+    }
+    return { batchItemFailures: [] };
+  };
 }

@@ -7,6 +7,9 @@ import {
 } from '../ledger/event-types.js';
 import type { QueueName } from '../ports/queue.js';
 import type { Permissions } from '../routes/route.js';
+import { SK_PREFIX } from '../store/keys.js';
+import type { TableDefinition } from '../store/tables.js';
+import type { StreamFilter } from './stream-filter.js';
 
 export type WorkerTrigger =
   | {
@@ -23,7 +26,24 @@ export type WorkerTrigger =
        */
       subscribesTo?: readonly LedgerEventType[];
     }
-  | { kind: 'schedule'; everyMinutes: number; localIntervalEnv: string };
+  | { kind: 'schedule'; everyMinutes: number; localIntervalEnv: string }
+  | {
+      /**
+       * A table's DynamoDB stream (the table must declare one, shared/store/tables.ts): an event source mapping
+       * in AWS, the stream poller of the embedded stack locally. Each invocation gets changes in stream order
+       * and answers with the first one it could not handle (partial batch response); the batch is split in two
+       * on error (bisect) and a change still failing after `retryAttempts` goes to the worker's on-failure queue
+       * in AWS, to an ERROR log line locally.
+       */
+      kind: 'stream';
+      table: TableDefinition['name'];
+      /** Only changes passing one of these reach the worker (stream-filter.ts). */
+      filters: readonly StreamFilter[];
+      batchSize: number;
+      retryAttempts: number;
+      /** How long the poller may gather changes before invoking (0: at once). */
+      maxBatchingWindowSeconds: number;
+    };
 
 export interface WorkerDef {
   name: string;
@@ -52,10 +72,23 @@ export const VERIFICATION_PERMISSIONS: Permissions = {
 /** The backup reconciliation's Lambda timeout; a run stops starting firms a minute before it. */
 export const BACKUP_RECONCILE_TIMEOUT_SECONDS = 900;
 
+/** The log-checkpoint worker's Lambda timeout; a run hands on (re-queues) 30 s before it. */
+export const LOG_CHECKPOINT_TIMEOUT_SECONDS = 120;
+
 /**
- * The queue and schedule consumers. Like the route table, this one list drives the CDK stack (SQS queue with
- * dead-letter queue and event source mapping, or EventBridge schedule) and the embedded stack (local queue
- * worker, or timer).
+ * The changes of the ledger table the tamper watch looks at: every change of a record row other than its
+ * creation (the service only ever creates record rows; restore re-puts them from their copies), and the chain
+ * head's removal (the service moves the head on every append, but never deletes it).
+ */
+export const TAMPER_WATCH_FILTERS: readonly StreamFilter[] = [
+  { eventNames: ['MODIFY', 'REMOVE'], sortKey: { prefix: SK_PREFIX.record } },
+  { eventNames: ['REMOVE'], sortKey: { equals: 'HEAD' } },
+];
+
+/**
+ * The queue, schedule and stream consumers. Like the route table, this one list drives the CDK stack (SQS queue
+ * with dead-letter queue and event source mapping, EventBridge schedule, or DynamoDB stream event source mapping)
+ * and the embedded stack (local queue worker, timer, or stream poller).
  */
 export const WORKERS: readonly WorkerDef[] = [
   {
@@ -184,5 +217,50 @@ export const WORKERS: readonly WorkerDef[] = [
     trigger: { kind: 'schedule', everyMinutes: 30, localIntervalEnv: 'RECONCILE_INTERVAL_SECONDS' },
     permissions: { main: 'write', ledger: 'read', immutable: 'read' },
     timeoutSeconds: BACKUP_RECONCILE_TIMEOUT_SECONDS,
+  },
+  {
+    name: 'log-checkpoint',
+    handler: 'functions/workers/log-checkpoint',
+    description:
+      "Integrates a firm's committed records into its verifiable log (Merkle tree tiles) and signs a checkpoint",
+    trigger: {
+      kind: 'queue',
+      queue: 'log-checkpoint',
+      batchSize: 1,
+      maxReceiveCount: 5,
+      visibilityTimeoutSeconds: LOG_CHECKPOINT_TIMEOUT_SECONDS + 30,
+      // One run per firm at a time holds the firm's log lease; the others end at once.
+      maxConcurrency: 20,
+    },
+    // Writes only log items (tiles, LOGTREE, checkpoints, its lease, the Sign budget) with conditional Puts; signs
+    // with the ledger key (type 0x02) and is the one function that may sign with the checkpoint key (0x01).
+    permissions: { ledger: 'append', sign: true, signCheckpoints: true, queues: ['log-checkpoint'] },
+    timeoutSeconds: LOG_CHECKPOINT_TIMEOUT_SECONDS,
+    needsPublicBaseUrl: true,
+  },
+  {
+    name: 'log-repair-sweep',
+    handler: 'functions/workers/log-repair-sweep',
+    description: 'Queues a log checkpoint for each firm whose verifiable log is behind its ledger',
+    trigger: { kind: 'schedule', everyMinutes: 1, localIntervalEnv: 'LOG_REPAIR_INTERVAL_SECONDS' },
+    permissions: { main: 'read', ledger: 'read', queues: ['log-checkpoint'] },
+    timeoutSeconds: 60,
+  },
+  {
+    name: 'ledger-tamper-watch',
+    handler: 'functions/workers/ledger-tamper-watch',
+    description:
+      'Flags within seconds a ledger record row changed or removed, or a chain head removed, outside the service',
+    trigger: {
+      kind: 'stream',
+      table: 'ledger',
+      filters: TAMPER_WATCH_FILTERS,
+      batchSize: 100,
+      retryAttempts: 10,
+      maxBatchingWindowSeconds: 0,
+    },
+    // Reads the row and its copy; flags in the main table; appends TAMPERING_DETECTED (signed, copied, dispatched).
+    permissions: { main: 'write', ledger: 'append', immutable: 'write', sign: true },
+    timeoutSeconds: 60,
   },
 ];

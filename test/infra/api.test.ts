@@ -1,4 +1,5 @@
 import { Match, type Template } from 'aws-cdk-lib/assertions';
+import { shadowedRouteKeys } from '../../shared/routes/shadowed-keys.js';
 import { ROUTES, ROUTE_AREAS, UNMATCHED_ROUTE, httpRoutes } from '../../shared/routes.js';
 import { ENV } from '../../shared/runtime/config.js';
 import { WORKERS } from '../../shared/workers/table.js';
@@ -29,10 +30,17 @@ describe('HTTP API', () => {
     expect(serviceFunctions(template)).toHaveLength(ROUTES.length + WORKERS.length + 1);
   });
 
-  it('serves every route key of the route table and $default, and nothing else', () => {
-    const keys = [...httpRoutes().map((r) => routeKey(r.method, r.path)), '$default'];
+  it('serves every route key of the route table and $default, and nothing else but the shadowed keys', () => {
+    const shadowed = shadowedRouteKeys(httpRoutes()).map((r) => routeKey(r.method, r.path));
+    const keys = [...httpRoutes().map((r) => routeKey(r.method, r.path)), '$default', ...shadowed];
     for (const key of keys) template.hasResourceProperties('AWS::ApiGatewayV2::Route', { RouteKey: key });
     template.resourceCountIs('AWS::ApiGatewayV2::Route', keys.length);
+  });
+
+  it('sends a method a path lacks to $default, not to a parameter path of that method', () => {
+    expect(routeFunctionId(template, routeKey('POST', '/v1/incidents/stats'))).toBe(
+      routeFunctionId(template, '$default'),
+    );
   });
 
   it('answers HEAD on the public GETs that declare it with the GET route function', () => {

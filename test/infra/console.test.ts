@@ -130,6 +130,8 @@ describe('web console', () => {
     expect(cors.AllowOrigins).toHaveLength(1);
     expect(JSON.stringify(cors.AllowOrigins)).toContain('DomainName');
     expect(cors.AllowHeaders).toEqual(expect.arrayContaining(['authorization', 'content-type']));
+    // The console reads the plain-array lists' Link header (rel="next") across origins.
+    expect(cors.ExposeHeaders).toEqual(expect.arrayContaining(['link', 'location']));
     expect(cors.AllowCredentials).toBeUndefined();
   });
 

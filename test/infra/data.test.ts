@@ -62,6 +62,15 @@ describe('tables', () => {
     );
   });
 
+  it('streams the ledger table (keys only) for the tamper watch, and not the main table (issue 32)', () => {
+    const tables = Object.values(resources(dev, 'AWS::DynamoDB::Table'));
+    const byName = (name: string) => tables.find((t) => t.Properties.TableName === name)!;
+    expect(byName(tableName('dev', 'ledger')).Properties.StreamSpecification).toEqual({
+      StreamViewType: 'KEYS_ONLY',
+    });
+    expect(byName(tableName('dev', 'main')).Properties.StreamSpecification).toBeUndefined();
+  });
+
   it('expires Idempotency-Key items in the main table by its TTL attribute', () => {
     expect(TABLES.find((t) => t.name === 'main')?.timeToLiveAttribute).toBe(TTL_ATTRIBUTE);
   });

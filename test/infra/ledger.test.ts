@@ -10,7 +10,7 @@ describe('ledger signing key', () => {
   });
 
   it('is an ECC_NIST_P256 signing key that outlives the stack', () => {
-    const [, key] = onlyResource(template, 'AWS::KMS::Key');
+    const [, key] = onlyResource(template, 'AWS::KMS::Key', { KeySpec: 'ECC_NIST_P256' });
     expect(key.Properties).toMatchObject({ KeySpec: 'ECC_NIST_P256', KeyUsage: 'SIGN_VERIFY' });
     expect(key.Properties.EnableKeyRotation).not.toBe(true);
     expect(key.DeletionPolicy).toBe('Retain');
@@ -18,7 +18,7 @@ describe('ledger signing key', () => {
 
   it('has the alias operators and ledgerctl look it up by', () => {
     expect(signingKeyAlias('dev')).toBe('alias/gls-dev-ledger-signing');
-    const [keyId] = onlyResource(template, 'AWS::KMS::Key');
+    const [keyId] = onlyResource(template, 'AWS::KMS::Key', { KeySpec: 'ECC_NIST_P256' });
     template.hasResourceProperties('AWS::KMS::Alias', {
       AliasName: 'alias/gls-dev-ledger-signing',
       TargetKeyId: { 'Fn::GetAtt': [keyId, 'Arn'] },
@@ -33,7 +33,7 @@ describe('ledger signing keys after rotations (-c signingKeys=3 -c retiredSignin
   });
 
   const keyIds = () => {
-    const keys = Object.entries(resources(template, 'AWS::KMS::Key'));
+    const keys = Object.entries(resources(template, 'AWS::KMS::Key', { KeySpec: 'ECC_NIST_P256' }));
     const byAlias = (alias: string) =>
       Object.values(resources(template, 'AWS::KMS::Alias')).find((a) => a.Properties.AliasName === alias)!
         .Properties.TargetKeyId as { 'Fn::GetAtt': [string, string] };

@@ -1,6 +1,10 @@
 import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { httpRoutes, ROUTES } from '../../shared/routes.js';
-import { DEPENDENCY_UNAVAILABLE_LOG, VERIFICATION_FAILED_LOG } from '../../shared/runtime/logger.js';
+import {
+  DEPENDENCY_UNAVAILABLE_LOG,
+  TAMPERING_DETECTED_LOG,
+  VERIFICATION_FAILED_LOG,
+} from '../../shared/runtime/logger.js';
 import {
   AREA_5XX_ALARM_THRESHOLD,
   DEPENDENCY_ALARM_THRESHOLD,
@@ -92,13 +96,19 @@ describe('monitoring', () => {
     for (const fn of functions) expect(watched).toContain(fn);
   });
 
-  it('alarms on the depth of every dead-letter queue', () => {
+  it("alarms on the depth of every dead-letter queue and every stream worker's on-failure queue", () => {
     const queues = resources(template, 'AWS::SQS::Queue');
     const deadLetterIds = Object.values(queues)
       .map((q) => q.Properties.RedrivePolicy?.deadLetterTargetArn)
       .filter(Boolean)
       .map((arn) => referencedId(arn));
     expect(deadLetterIds.length).toBe(WORKERS.filter((w) => w.trigger.kind === 'queue').length);
+    const onFailureIds = Object.values(resources(template, 'AWS::Lambda::EventSourceMapping'))
+      .map((m) => m.Properties.DestinationConfig?.OnFailure?.Destination)
+      .filter(Boolean)
+      .map((arn) => referencedId(arn));
+    expect(onFailureIds.length).toBe(WORKERS.filter((w) => w.trigger.kind === 'stream').length);
+    deadLetterIds.push(...onFailureIds);
     const watched = alarmsOf(template)
       .filter((a) => a.Properties.MetricName === 'ApproximateNumberOfMessagesVisible')
       .map((a) => referencedId(a.Properties.Dimensions[0].Value));
@@ -186,6 +196,41 @@ describe('monitoring', () => {
       expect(alarm.Properties.Metrics.filter((m: any) => m.MetricStat).length).toBeLessThanOrEqual(10);
     }
     expect(areaAlarms.map((a) => a.Properties.AlarmName)).toContain('gls-prod-ledger-5xx');
+  });
+
+  it("counts LEDGER_TAMPERING_DETECTED from every function's log group and alarms on the first (issue 32)", () => {
+    const all = Object.values(resources(template, 'AWS::Logs::MetricFilter'));
+    const tampering = all.filter(
+      (filter) => filter.Properties.FilterPattern === `{ $.message = "${TAMPERING_DETECTED_LOG}" }`,
+    );
+    // Every function's log group (those the failed-verification filters watch; the access logs are not one).
+    const logGroups = new Set(
+      all
+        .filter((filter) => filter.Properties.MetricTransformations[0].MetricName === 'FailedVerifications')
+        .map((filter) => referencedId(filter.Properties.LogGroupName)),
+    );
+    expect(new Set(tampering.map((filter) => referencedId(filter.Properties.LogGroupName)))).toEqual(
+      logGroups,
+    );
+    for (const filter of tampering)
+      expect(filter.Properties.MetricTransformations).toEqual([
+        expect.objectContaining({
+          MetricNamespace: 'GovernanceLedger/prod',
+          MetricName: 'LEDGER_TAMPERING_DETECTED',
+          MetricValue: '1',
+        }),
+      ]);
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      AlarmName: 'gls-prod-ledger-tampering-detected',
+      Namespace: 'GovernanceLedger/prod',
+      MetricName: 'LEDGER_TAMPERING_DETECTED',
+      Statistic: 'Sum',
+      Period: 60,
+      Threshold: 1,
+      EvaluationPeriods: 1,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      AlarmActions: [{ Ref: topicId }],
+    });
   });
 
   it('has a dashboard', () => {

@@ -62,7 +62,7 @@ describe('least privilege', () => {
       main: onlyResource(template, 'AWS::DynamoDB::Table', { TableName: tableName('dev', 'main') })[0],
       ledger: onlyResource(template, 'AWS::DynamoDB::Table', { TableName: tableName('dev', 'ledger') })[0],
       immutable: onlyResource(template, 'AWS::S3::Bucket', { ObjectLockEnabled: true })[0],
-      key: onlyResource(template, 'AWS::KMS::Key')[0],
+      key: onlyResource(template, 'AWS::KMS::Key', { KeySpec: 'ECC_NIST_P256' })[0],
     };
   });
 

@@ -1,4 +1,5 @@
 import { ROUTE_AREAS, httpRoutes } from '../../shared/routes.js';
+import { shadowedRouteKeys } from '../../shared/routes/shadowed-keys.js';
 import { synthTemplates, type StackTemplate } from './synth.js';
 import { resources } from './template-graph.js';
 
@@ -84,8 +85,10 @@ describe.each(['dev', 'prod'])('the %s templates', (stage) => {
     // API Gateway allows a route key once per API: a route moved to another stack would be created before its
     // old self is deleted, and the update would fail.
     const routes = resources(root.template, 'AWS::ApiGatewayV2::Route');
-    // Every (method, path) and the $default route.
-    expect(Object.keys(routes)).toHaveLength(httpRoutes().length + 1);
+    // Every (method, path), the $default route and the keys it answers for (shared/routes/shadowed-keys.ts).
+    expect(Object.keys(routes)).toHaveLength(
+      httpRoutes().length + 1 + shadowedRouteKeys(httpRoutes()).length,
+    );
     expect(routes).toMatchObject({
       ApiHttpApiGEThealth60A18DF0: { Properties: { RouteKey: 'GET /health' } },
       ApiHttpApiGETv1reviewjobsid7829836B: { Properties: { RouteKey: 'GET /v1/review/jobs/{id}' } },

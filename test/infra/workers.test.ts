@@ -13,9 +13,11 @@ import {
 
 type QueueWorker = WorkerDef & { trigger: Extract<WorkerDef['trigger'], { kind: 'queue' }> };
 type ScheduleWorker = WorkerDef & { trigger: Extract<WorkerDef['trigger'], { kind: 'schedule' }> };
+type StreamWorker = WorkerDef & { trigger: Extract<WorkerDef['trigger'], { kind: 'stream' }> };
 
 const queueWorkers = WORKERS.filter((w): w is QueueWorker => w.trigger.kind === 'queue');
 const scheduleWorkers = WORKERS.filter((w): w is ScheduleWorker => w.trigger.kind === 'schedule');
+const streamWorkers = WORKERS.filter((w): w is StreamWorker => w.trigger.kind === 'stream');
 
 describe('workers', () => {
   let template: Template;
@@ -23,9 +25,59 @@ describe('workers', () => {
     template = synth();
   });
 
-  it('has both kinds of worker to check', () => {
+  it('has every kind of worker to check', () => {
     expect(queueWorkers.length).toBeGreaterThan(0);
     expect(scheduleWorkers.length).toBeGreaterThan(0);
+    expect(streamWorkers.map((w) => w.name)).toEqual(['ledger-tamper-watch']);
+  });
+
+  describe.each(streamWorkers)('$name (issue 32)', (worker) => {
+    const mapping = () =>
+      onlyResource(template, 'AWS::Lambda::EventSourceMapping', {
+        FunctionName: { Ref: functionIdByDescription(template, worker.description) },
+      })[1];
+
+    it("reads its table's stream from the oldest change, bisecting and reporting failed items", () => {
+      const tables = resources(template, 'AWS::DynamoDB::Table');
+      const [tableId] = Object.entries(tables).find(
+        ([, table]) => table.Properties.TableName === `gls-dev-${worker.trigger.table}`,
+      )!;
+      expect(mapping().Properties).toMatchObject({
+        EventSourceArn: { 'Fn::GetAtt': [tableId, 'StreamArn'] },
+        StartingPosition: 'TRIM_HORIZON',
+        BatchSize: worker.trigger.batchSize,
+        MaximumBatchingWindowInSeconds: worker.trigger.maxBatchingWindowSeconds,
+        BisectBatchOnFunctionError: true,
+        MaximumRetryAttempts: worker.trigger.retryAttempts,
+        FunctionResponseTypes: ['ReportBatchItemFailures'],
+      });
+    });
+
+    it("lets only record rows' MODIFY and REMOVE and the head's REMOVE through", () => {
+      const patterns = mapping().Properties.FilterCriteria.Filters.map((f: { Pattern: string }) =>
+        JSON.parse(f.Pattern),
+      );
+      expect(patterns).toEqual([
+        { eventName: ['MODIFY', 'REMOVE'], dynamodb: { Keys: { sk: { S: [{ prefix: 'REC#' }] } } } },
+        { eventName: ['REMOVE'], dynamodb: { Keys: { sk: { S: ['HEAD'] } } } },
+      ]);
+    });
+
+    it('sends what it gave up on to an encrypted, TLS-only on-failure queue kept 14 days', () => {
+      const queueId = referencedId(mapping().Properties.DestinationConfig.OnFailure.Destination);
+      expect(resources(template, 'AWS::SQS::Queue')[queueId]!.Properties).toMatchObject({
+        MessageRetentionPeriod: 14 * 24 * 3600,
+        SqsManagedSseEnabled: true,
+      });
+      template.hasResourceProperties('AWS::SQS::QueuePolicy', {
+        Queues: [{ Ref: queueId }],
+        PolicyDocument: {
+          Statement: Match.arrayWith([
+            Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+          ]),
+        },
+      });
+    });
   });
 
   it.each(WORKERS)('runs $name with its timeout', (worker) => {

@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { request as httpRequest } from 'node:http';
 import { decodeJwt } from 'jose';
 import { ensureConsoleBuilt } from '../support/console.js';
 import { api, createFirm, seedUser, stack, type TestFirm } from './helpers.js';
@@ -31,11 +32,16 @@ function authorizeParams(challenge: string, overrides: Record<string, string> = 
 }
 
 /** Submits the sign-in form as the browser would; answers the 302 (or the page). */
-async function submitSignIn(email: string, challenge: string, extra: Record<string, string> = {}) {
+async function submitSignIn(
+  email: string,
+  challenge: string,
+  extra: Record<string, string> = {},
+  origin = stack.baseUrl,
+) {
   const form = authorizeParams(challenge);
   form.set('email', email);
   for (const [name, value] of Object.entries(extra)) form.set(name, value);
-  return fetch(`${stack.baseUrl}/dev-issuer/authorize`, {
+  return fetch(`${origin}/dev-issuer/authorize`, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
     body: form,
@@ -52,8 +58,13 @@ async function codeFor(email: string, challenge: string): Promise<string> {
   return location.searchParams.get('code')!;
 }
 
-function redeem(code: string, verifier: string, overrides: Record<string, string> = {}) {
-  return fetch(`${stack.baseUrl}/dev-issuer/token`, {
+function redeem(
+  code: string,
+  verifier: string,
+  overrides: Record<string, string> = {},
+  origin = stack.baseUrl,
+) {
+  return fetch(`${origin}/dev-issuer/token`, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
     body: new URLSearchParams({
@@ -252,5 +263,115 @@ describe('the console at /console/', () => {
       logoutUrl: null,
       localDevelopment: true,
     });
+  });
+});
+
+/** The same server at 127.0.0.1 (the stack's own URL names localhost): another origin for the browser. */
+const loopbackIp = () => stack.baseUrl.replace('//localhost:', '//127.0.0.1:');
+
+/** A GET with a Host header of our choosing (fetch sends the URL's), as a browser at that name would. */
+function getWithHost(path: string, host: string): Promise<{ status: number; type: string; body: string }> {
+  return new Promise((resolve, reject) => {
+    const request = httpRequest(`${stack.baseUrl}${path}`, { headers: { host } }, (response) => {
+      let body = '';
+      response.setEncoding('utf8');
+      response.on('data', (chunk: string) => (body += chunk));
+      response.on('end', () =>
+        resolve({ status: response.statusCode!, type: response.headers['content-type'] ?? '', body }),
+      );
+    });
+    request.on('error', reject);
+    request.end();
+  });
+}
+
+describe('the console and its sign-in at any address of the local stack (issue 33)', () => {
+  beforeAll(() => ensureConsoleBuilt());
+
+  it("serves config.json naming the page's own origin: API, discovery, redirect and logout", async () => {
+    const origin = loopbackIp();
+    const response = await fetch(`${origin}/console/config.json`);
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({
+      apiBaseUrl: origin,
+      issuer: 'urn:governance-ledger:local-dev-issuer',
+      discoveryUrl: `${origin}/dev-issuer/.well-known/openid-configuration`,
+      clientId: CLIENT_ID,
+      redirectUri: `${origin}/console/callback`,
+      postLogoutRedirectUri: `${origin}/console/`,
+      logoutUrl: null,
+      localDevelopment: true,
+    });
+  });
+
+  it('publishes the endpoints of the origin asked, with the one issuer identifier of every address', async () => {
+    const origin = loopbackIp();
+    const doc = (await (
+      await fetch(`${origin}/dev-issuer/.well-known/openid-configuration`)
+    ).json()) as Record<string, unknown>;
+    expect(doc).toMatchObject({
+      issuer: 'urn:governance-ledger:local-dev-issuer',
+      authorization_endpoint: `${origin}/dev-issuer/authorize`,
+      token_endpoint: `${origin}/dev-issuer/token`,
+      jwks_uri: `${origin}/dev-issuer/jwks.json`,
+      end_session_endpoint: `${origin}/dev-issuer/logout`,
+    });
+  });
+
+  it("signs in at 127.0.0.1 with that origin's redirect URI only; the token is the one the API verifies", async () => {
+    const firm = await createFirm();
+    const origin = loopbackIp();
+    const callback = `${origin}/console/callback`;
+    // The console at localhost is another origin: its redirect URI is refused on the 127.0.0.1 page.
+    const foreign = await submitSignIn(firm.admin.email, pkce().challenge, {}, origin);
+    expect(foreign.status).toBe(400);
+    expect(await foreign.text()).toContain(callback);
+    const { verifier, challenge } = pkce();
+    const signedIn = await submitSignIn(firm.admin.email, challenge, { redirect_uri: callback }, origin);
+    expect(signedIn.status).toBe(302);
+    const location = new URL(signedIn.headers.get('location')!);
+    expect(`${location.origin}${location.pathname}`).toBe(callback);
+    const code = location.searchParams.get('code')!;
+    const tokens = (await (await redeem(code, verifier, { redirect_uri: callback }, origin)).json()) as {
+      id_token: string;
+    };
+    // The same iss as at localhost and as `ledgerctl token`: the API verifies one issuer.
+    expect(decodeJwt(tokens.id_token)).toMatchObject({ iss: 'urn:governance-ledger:local-dev-issuer' });
+    for (const base of [origin, stack.baseUrl]) {
+      const me = await fetch(`${base}/v1/firm/me/user`, {
+        headers: { authorization: `Bearer ${tokens.id_token}` },
+      });
+      expect([me.status, ((await me.json()) as { id: string }).id]).toEqual([200, firm.admin.id]);
+    }
+    const home = `${origin}/console/`;
+    const back = await fetch(
+      `${origin}/dev-issuer/logout?${new URLSearchParams({ post_logout_redirect_uri: home })}`,
+      { redirect: 'manual' },
+    );
+    expect([back.status, back.headers.get('location')]).toEqual([302, home]);
+  });
+
+  it('refuses sign-in at a host name another site could point at this machine, and says how to allow it', async () => {
+    const config = await getWithHost('/console/config.json', 'rebound.example:3000');
+    expect([config.status, config.type]).toEqual([421, 'text/plain; charset=utf-8']);
+    expect(config.body).toContain('ALLOWED_HOSTS');
+    const discovery = await getWithHost('/dev-issuer/.well-known/openid-configuration', 'rebound.example');
+    expect(discovery.status).toBe(421);
+    const page = await getWithHost(
+      `/dev-issuer/authorize?${authorizeParams(pkce().challenge)}`,
+      'rebound.example',
+    );
+    expect([page.status, page.body]).toEqual([421, expect.stringContaining('ALLOWED_HOSTS')]);
+    // The keys are public and the same everywhere.
+    expect((await getWithHost('/dev-issuer/jwks.json', 'rebound.example')).status).toBe(200);
+    // A name ending in .localhost always points at this machine: trusted.
+    const local = await getWithHost('/console/config.json', 'console.localhost:3000');
+    expect(JSON.parse(local.body)).toMatchObject({ apiBaseUrl: 'http://console.localhost:3000' });
+  });
+
+  it("lets the review page frame documents from the object store's presigned URLs (the server's own URL)", async () => {
+    const csp = (await fetch(`${loopbackIp()}/console/`)).headers.get('content-security-policy')!;
+    expect(csp).toContain(`frame-src 'self' ${stack.baseUrl};`);
+    expect(csp).toContain("connect-src 'self';");
   });
 });

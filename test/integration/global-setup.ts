@@ -21,6 +21,10 @@ export default async function globalSetup(): Promise<void> {
       WEBHOOK_TIMEOUT_MS: '2000',
       SLA_SWEEP_INTERVAL_SECONDS: '1',
       COMPLETION_REPAIR_GRACE_SECONDS: '2',
+      // The verification and restore tests damage rows by hand and count chain lengths exactly; the tamper watch
+      // would append TAMPERING_DETECTED records to those chains at times of its own. It runs on its own stack
+      // (test/integration/tamper-watch.test.ts).
+      LOCAL_STREAM_WORKERS: 'false',
     },
   });
   globalThis.__GLS_STACK__ = stack;

@@ -106,7 +106,7 @@ describe('ledgerctl seed', () => {
     expect([...times].sort()).toEqual(times);
     expect(Date.parse(times[0]!)).toBeGreaterThanOrEqual(Date.now() - 201 * 86_400_000);
     const kinds = new Set(records.map((r) => r.eventType));
-    const invented = ['CHAIN_REPAIRED', 'SIGNING_KEY_ROTATED'];
+    const invented = ['CHAIN_REPAIRED', 'SIGNING_KEY_ROTATED', 'TAMPERING_DETECTED'];
     expect([...kinds].sort()).toEqual(LEDGER_EVENT_TYPES.filter((t) => !invented.includes(t)).sort());
   });
 

@@ -3,9 +3,9 @@ import { chromium, type Browser } from 'playwright-core';
 /**
  * Debian's Chromium (`/usr/bin/chromium`, installed by scripts/ensure-test-tools.mjs), headless, through
  * playwright-core: the one browser every page test drives (the console, the public verification page, the
- * offline evidence page).
+ * offline evidence page). `extraArgs`: more Chromium switches (e.g. --host-resolver-rules for a host name).
  */
-export function launchBrowser(): Promise<Browser> {
+export function launchBrowser(extraArgs: readonly string[] = []): Promise<Browser> {
   return chromium.launch({
     executablePath: '/usr/bin/chromium',
     args: [
@@ -16,6 +16,7 @@ export function launchBrowser(): Promise<Browser> {
       '--disable-component-update',
       '--disable-sync',
       '--no-first-run',
+      ...extraArgs,
     ],
   });
 }

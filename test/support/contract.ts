@@ -45,10 +45,13 @@ export interface Answer {
   text: string;
   /** The body parsed as JSON when it is JSON, else the text. */
   body: unknown;
+  /** The body's bytes, for answers that are not text (application/octet-stream). */
+  bytes?: Uint8Array;
 }
 
 interface Operation {
   operationId?: string;
+  parameters?: { name: string; in: string; 'x-greedy'?: boolean }[];
   responses: Record<string, { content?: Record<string, { schema: unknown }> }>;
 }
 
@@ -76,8 +79,18 @@ export class Description {
     this.ajv.addSchema({ $id: COMPONENTS_ID, $defs: rewriteRefs(document.components.schemas) });
     this.paths = Object.entries(document.paths).map(([template, item]) => {
       const segments = template.split('/');
+      // A parameter marked x-greedy (API Gateway's `{name+}`) takes the rest of the path, slashes included.
+      const greedy = new Set(
+        Object.values(item).flatMap((operation) =>
+          (operation.parameters ?? []).filter((p) => p.in === 'path' && p['x-greedy']).map((p) => p.name),
+        ),
+      );
       const source = segments
-        .map((s) => (/^\{[^}]+\}$/.test(s) ? '[^/]+' : s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
+        .map((s) => {
+          const param = /^\{([^}]+)\}$/.exec(s);
+          if (!param) return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+          return greedy.has(param[1]!) ? '[^/]+(?:/[^/]+)*' : '[^/]+';
+        })
         .join('/');
       return {
         template,
@@ -139,7 +152,14 @@ export class Description {
         `${label} ${status}: content type "${mediaType}" is not documented (documented: ${Object.keys(response.content).join(', ')})`,
       ];
     const validate = this.validator(`${label} ${status} ${mediaType}`, content.schema);
-    if (validate(isJson(mediaType) ? answer.body : answer.text)) return [];
+    // A binary body is checked as what it is to JSON Schema: a string of its bytes (Latin-1), so a schema's
+    // minLength/maxLength count bytes.
+    const instance = isJson(mediaType)
+      ? answer.body
+      : isText(mediaType)
+        ? answer.text
+        : Buffer.from(answer.bytes ?? new Uint8Array()).toString('latin1');
+    if (validate(instance)) return [];
     return [`${label} ${status} ${mediaType}: the body does not match its schema`, ...ajvErrors(validate)];
   }
 
@@ -173,6 +193,10 @@ export class Description {
 
 function isJson(mediaType: string): boolean {
   return mediaType === 'application/json' || mediaType.endsWith('+json');
+}
+
+function isText(mediaType: string): boolean {
+  return mediaType.startsWith('text/');
 }
 
 /** `#/components/schemas/X` → the components schema registered with Ajv. */

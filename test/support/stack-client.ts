@@ -11,6 +11,8 @@ export interface StackResponse<T = any> {
   status: number;
   body: T;
   headers: Headers;
+  /** The body's bytes as received (binary answers: log tiles). */
+  bytes: Uint8Array;
 }
 
 export interface CallOptions {
@@ -42,7 +44,8 @@ export async function call<T = any>(
     headers['content-type'] = 'application/json';
   void descriptionOf(stack.baseUrl); // on the wire before this request (test/support/contract.ts)
   const response = await fetch(`${stack.baseUrl}${path}`, { method, headers, body });
-  const text = await response.text();
+  const bytes = new Uint8Array(await response.arrayBuffer());
+  const text = new TextDecoder().decode(bytes);
   let parsed: unknown = text;
   try {
     parsed = text ? JSON.parse(text) : undefined;
@@ -56,8 +59,9 @@ export async function call<T = any>(
     headers: response.headers,
     text,
     body: parsed,
+    bytes,
   });
-  return { status: response.status, body: parsed as T, headers: response.headers };
+  return { status: response.status, body: parsed as T, headers: response.headers, bytes };
 }
 
 /** Onboards a firm with `ledgerctl firm create`, as an operator would; answers its id and first API key. */

@@ -1,5 +1,6 @@
 import * as oauth from 'oauth4webapi';
 import type { ConsoleConfig } from './config';
+import { pkceChallenge } from './pkce';
 
 /**
  * OpenID Connect authorization code flow with PKCE (S256), through oauth4webapi: Cognito's hosted UI in AWS,
@@ -33,7 +34,7 @@ export interface Issuer {
 }
 
 function options(config: ConsoleConfig) {
-  // The local issuer is plain HTTP on localhost; everywhere else oauth4webapi insists on HTTPS.
+  // The local issuer is plain HTTP (at the page's own origin); everywhere else oauth4webapi insists on HTTPS.
   return config.localDevelopment ? { [oauth.allowInsecureRequests]: true } : {};
 }
 
@@ -59,7 +60,7 @@ export async function beginSignIn(issuer: Issuer, returnTo: string): Promise<nev
   url.searchParams.set('redirect_uri', config.redirectUri);
   url.searchParams.set('response_type', 'code');
   url.searchParams.set('scope', 'openid email profile');
-  url.searchParams.set('code_challenge', await oauth.calculatePKCECodeChallenge(pending.verifier));
+  url.searchParams.set('code_challenge', pkceChallenge(pending.verifier));
   url.searchParams.set('code_challenge_method', 'S256');
   url.searchParams.set('state', pending.state);
   url.searchParams.set('nonce', pending.nonce);

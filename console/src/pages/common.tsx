@@ -8,6 +8,7 @@ import { dataOrThrow, describeError } from '../app/api';
 import { DataTable, type Column } from '../app/ui';
 import { useLoad, type Loaded } from '../app/use-load';
 import { hasNextPage, type PageInfo } from './format';
+import { nextCursorOf } from './next-link';
 import './pages.css';
 
 export { actorName, dateTime, day, hasNextPage, percent, words, type PageInfo } from './format';
@@ -22,6 +23,30 @@ export interface Answer<T> {
 /** Loads one API answer into state (the shell's useLoad); its error is in words. */
 export function useApiLoad<T>(load: () => Promise<Answer<T>>, deps: DependencyList): Loaded<T> {
   return useLoad(async () => dataOrThrow(await load()), deps);
+}
+
+/** One page of a plain-array list: its items, and where it is (the next cursor from its Link header). */
+export interface ArrayPage<T> {
+  items: T[];
+  info: PageInfo;
+}
+
+/**
+ * Loads one page of a plain-array list (certificates, impact assessments, the reports log, incidents): `load`
+ * asks for the page at `paging.cursor` (none for the first); the answer's `Link: <…>; rel="next"` gives the
+ * next page's cursor, which the Pager follows, so every item of the list is reachable (issue 33).
+ */
+export function useArrayPage<T>(
+  load: () => Promise<Answer<T[]>>,
+  paging: { position: number; cursor: string | undefined },
+  deps: DependencyList,
+): Loaded<ArrayPage<T>> {
+  return useLoad(async () => {
+    const answer = await load();
+    const items = dataOrThrow(answer);
+    const nextCursor = nextCursorOf(answer.response.headers.get('link'), answer.response.url);
+    return { items, info: { page: paging.position, total: null, totalPages: null, nextCursor } };
+  }, [...deps, paging.position, paging.cursor]);
 }
 
 /**
@@ -122,6 +147,8 @@ export function usePaging() {
   return {
     /** The query parameters of the current page: a cursor when there is one, else the page number. */
     query: (here.cursor ? { cursor: here.cursor } : { page: here.page }) as { page?: number },
+    /** The cursor of the current page; none on the first (the lists that page by cursor only). */
+    cursor: here.cursor,
     position: trail.length,
     first: () => setTrail([{ page: 1 }]),
     previous: () => setTrail((t) => (t.length > 1 ? t.slice(0, -1) : t)),

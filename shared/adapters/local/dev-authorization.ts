@@ -14,6 +14,10 @@ import { messagePage, SIGN_IN_PAGE_CSP, signInPage } from './dev-sign-in-page.js
  * token endpoint (authorization code + PKCE S256, single-use codes valid for a minute, the redirect URI checked
  * against the console's) and an end-session endpoint. Tokens are the ones `ledgerctl token` mints (same issuer,
  * audience, subject and firm claim), so the API accepts them. None of this exists in AWS (Cognito's hosted UI).
+ *
+ * Any origin (issue 33): the endpoints in discovery, the console's redirect URI and its logout return are those
+ * of the origin the browser used (request-origin.ts), while the issuer identifier is the fixed
+ * DEV_ISSUER, the same at every address: the `iss` the API verifies, and the one `ledgerctl token` mints.
  */
 export const DEV_ISSUER_PREFIX = '/dev-issuer/';
 /** The console's OAuth client id locally: the audience the local API verifies. */
@@ -22,12 +26,12 @@ const CODE_TTL_MS = 60_000;
 const TOKEN_TTL_SECONDS = 3600;
 const MAX_FORM_BYTES = 16 * 1024;
 
-/** The console's addresses on a local server. */
-export function consoleUrls(baseUrl: string) {
+/** The console's addresses at one origin of a local server (the one the browser used). */
+export function consoleUrls(origin: string) {
   return {
-    home: `${baseUrl}/console/`,
-    redirectUri: `${baseUrl}/console/callback`,
-    discoveryUrl: `${baseUrl}${DEV_ISSUER_PREFIX}.well-known/openid-configuration`,
+    home: `${origin}/console/`,
+    redirectUri: `${origin}/console/callback`,
+    discoveryUrl: `${origin}${DEV_ISSUER_PREFIX}.well-known/openid-configuration`,
   };
 }
 
@@ -44,8 +48,8 @@ export interface DevAuthorizationOptions {
   issuer: DevIssuer;
   /** Reads users and firms (DynamoDB Local). */
   deps: Deps;
-  /** The server's own URL, known once it listens. */
-  baseUrl: () => string;
+  /** The origin the browser used, or null when its Host is not trusted (request-origin.ts). */
+  originOf: (request: IncomingMessage) => string | null;
   now?: () => number;
 }
 
@@ -63,9 +67,19 @@ export function devAuthorizationHandler(
     if (!request.url?.startsWith(DEV_ISSUER_PREFIX)) return false;
     const url = new URL(request.url, 'http://localhost');
     const path = url.pathname.slice(DEV_ISSUER_PREFIX.length);
-    const base = options.baseUrl();
-    const { redirectUri, home } = consoleUrls(base);
+    // The keys are the same at every address (the API itself reads them from the server's own URL).
     if (request.method === 'GET' && path === 'jwks.json') return json(response, 200, options.issuer.jwks());
+    const base = options.originOf(request);
+    if (base === null) {
+      await readBody(0);
+      const why =
+        `The local stack does not trust the address ${request.headers.host ?? '(none)'} for sign-in: open the ` +
+        'console at localhost or 127.0.0.1, or add this host name to ALLOWED_HOSTS.';
+      return path === 'authorize'
+        ? html(response, 421, messagePage('Sign-in refused', why))
+        : json(response, 421, { error: 'invalid_request', error_description: why });
+    }
+    const { redirectUri, home } = consoleUrls(base);
     if (request.method === 'GET' && path === '.well-known/openid-configuration')
       return json(response, 200, {
         issuer: DEV_ISSUER,

@@ -196,6 +196,16 @@ export async function ensureTables(
         if (!(error instanceof ResourceInUseException)) throw error;
       }
       const existing = await whenActive(client, input.TableName!);
+      // A table made before it had a stream gets it (the stream poller reads it from then on).
+      if (input.StreamSpecification && !(await streamEnabled(client, input.TableName!))) {
+        await client.send(
+          new UpdateTableCommand({
+            TableName: input.TableName,
+            StreamSpecification: input.StreamSpecification,
+          }),
+        );
+        await whenActive(client, input.TableName!);
+      }
       for (const index of input.GlobalSecondaryIndexes ?? []) {
         if (existing.includes(index.IndexName!)) continue;
         await client.send(
@@ -211,6 +221,11 @@ export async function ensureTables(
   } finally {
     client.destroy();
   }
+}
+
+async function streamEnabled(client: DynamoDBClient, tableName: string): Promise<boolean> {
+  const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
+  return Table?.StreamSpecification?.StreamEnabled === true;
 }
 
 /** Waits until the table and its indexes are active; returns its index names. */
@@ -244,6 +259,7 @@ export function createTableInput(table: TableDefinition, tableName: string): Cre
       { AttributeName: table.partitionKey, KeyType: 'HASH' },
       { AttributeName: table.sortKey, KeyType: 'RANGE' },
     ],
+    ...(table.stream ? { StreamSpecification: { StreamEnabled: true, StreamViewType: table.stream } } : {}),
     ...(table.indexes.length > 0
       ? {
           GlobalSecondaryIndexes: table.indexes.map((index) => ({

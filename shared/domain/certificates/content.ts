@@ -65,6 +65,7 @@ const EVENT_LABELS: Record<LedgerEventType, string> = {
   ASSURANCE_REVIEW_SIGNED: 'Assurance review signed off',
   FIRM_SETTINGS_UPDATED: 'Compliance settings changed',
   SIGNING_KEY_ROTATED: 'Ledger signing key rotated',
+  TAMPERING_DETECTED: 'Ledger tampering detected',
 };
 
 const PILLS: Partial<Record<LedgerEventType, { label: string; tone: PillTone }>> = {

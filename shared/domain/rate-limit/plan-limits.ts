@@ -10,7 +10,7 @@ import type { WritePolicy } from './token-bucket.js';
  * concurrency cap (./write-slots.ts) serves that batch one request (per 10/s of rate) at a time: an append
  * answers in ~50 ms, so the cap still lets twice the rate through, while one firm's burst never has more than
  * that many appends running beside another firm's (bench/rate-limits: with 2 at a time instead of 1, firm B's
- * p99 under a 10x burst was over its bound in 3 runs of 4; docs/benchmarks.md).
+ * p99 under a 10x burst was over its bound in 3 runs of 4; docs/benchmarks-history.md).
  */
 export const PLAN_WRITE_LIMITS: Readonly<Record<Plan, WritePolicy>> = {
   LEDGER: { ratePerSecond: 20, burst: 40, concurrency: 2 },

@@ -2,7 +2,7 @@ import { LEDGER_EVENT_TYPES, WEBHOOK_EVENT_NAMES, type LedgerEventType } from '.
 
 export type WebhookEventName = (typeof WEBHOOK_EVENT_NAMES)[keyof typeof WEBHOOK_EVENT_NAMES];
 
-/** The twelve names a webhook registration accepts, in the spec's order. */
+/** The names a webhook registration accepts: the spec's twelve, in its order, then ledger.tampering-detected (issue 32). */
 export const SUBSCRIBABLE_EVENTS: readonly WebhookEventName[] = Object.values(WEBHOOK_EVENT_NAMES);
 
 const SUBSCRIBABLE = new Set<string>(SUBSCRIBABLE_EVENTS);

@@ -4,7 +4,9 @@
  * reconciliation (positions it found without a row, or without a copy and without a pending outbox entry),
  * and the outbox (an entry is cleared only once its copy is written, so an absent entry is a confirmed copy;
  * the few present are checked against the store). Plus fresh spot
- * checks: the latest records and a few random ones, byte for byte. O(1) reads whatever the ledger's size.
+ * checks: the latest records and a few random ones, byte for byte. And what the tamper watch flagged (rows changed or
+ * removed outside the service, within seconds of the change) and a chain head gone while the ledger has records
+ * (ledger-damage.ts). O(1) reads whatever the ledger's size.
  */
 import { canonicalOrNull } from '../../domain/integrity/record-diff.js';
 import { isoNow } from '../../ports/clock.js';
@@ -13,6 +15,7 @@ import { getReconciliation } from '../../store/backup-store.js';
 import { pendingOutboxSequences } from '../../store/ledger-presence.js';
 import { getRecordBySequence, readHead } from '../../store/ledger-store.js';
 import { copyAtSequence, copyOfRecord } from './immutable-copy.js';
+import { chainHeadMissing, tamperingState, type TamperingState } from './ledger-damage.js';
 
 /** The latest records checked on every call (the head and the ones before it). */
 const LATEST_CHECKS = 3;
@@ -31,7 +34,16 @@ function spotCheckPicks(head: number): number[] {
 }
 
 export async function backupStatus(deps: Deps, firmId: string) {
-  const [head, reconciliation] = await Promise.all([readHead(deps, firmId), getReconciliation(deps, firmId)]);
+  const [head, reconciliation, tampering] = await Promise.all([
+    readHead(deps, firmId),
+    getReconciliation(deps, firmId),
+    tamperingState(deps, firmId),
+  ]);
+  const headMissing = await chainHeadMissing(deps, firmId, {
+    headSequence: head.sequenceNumber,
+    tampering,
+    copies: true,
+  });
   // Every pending entry, old or new: the reconciliation counted pending positions neither copied nor missing.
   const pending = await pendingOutboxSequences(deps, firmId, 0, PENDING_CHECKS + 1);
   // An entry whose copy is already written is a batch being cleared right now: its copy counts.
@@ -69,7 +81,12 @@ export async function backupStatus(deps: Deps, firmId: string) {
   );
   const countsMatch = databaseCount === immutableCount;
   return {
-    healthy: countsMatch && databaseCount === head.sequenceNumber && spotChecks.every((c) => c.match),
+    healthy:
+      countsMatch &&
+      databaseCount === head.sequenceNumber &&
+      spotChecks.every((c) => c.match) &&
+      !tampering.detected &&
+      !headMissing,
     database: { count: databaseCount },
     immutableStorage: { count: immutableCount },
     countsMatch,
@@ -87,7 +104,24 @@ export async function backupStatus(deps: Deps, firmId: string) {
       missingCopies: reconciliation.missingCopies.slice(0, SHOWN_MISSING),
     },
     pendingCopies,
+    tampering,
+    chainHeadMissing: headMissing,
+    problems: problems(tampering, headMissing),
   };
+}
+
+/** The standing damage in words, for an operator reading the answer. */
+function problems(tampering: TamperingState, headMissing: boolean): string[] {
+  const found: string[] = [];
+  if (tampering.detected)
+    found.push(
+      `Ledger rows changed or removed outside the service (tampering), at sequence number${tampering.sequenceNumbers.length > 1 ? 's' : ''} ${tampering.sequenceNumbers.join(', ')}${tampering.more ? ' and more' : ''}: restore each from its immutable copy (POST /v1/ledger/integrity/records/{id}/restore)`,
+    );
+  if (headMissing)
+    found.push(
+      "The ledger's chain head is missing although the ledger has records: it was damaged outside the service; rebuild it from the immutable copies (docs/operations.md)",
+    );
+  return found;
 }
 
 /** Missing sequence numbers listed in the answer (the counts are complete). */

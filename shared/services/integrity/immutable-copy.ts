@@ -7,16 +7,13 @@
 import { diffRecords } from '../../domain/integrity/record-diff.js';
 import { ConflictError } from '../../errors.js';
 import { recordOf, type LedgerRecord } from '../../ledger/record.js';
-import { keyProblemAt, type KeyProblem } from '../../ledger/key-history.js';
+import { keyProblemAt } from '../../ledger/key-history.js';
 import { signingKeyHistory } from '../key-history.js';
 import { checkRecord } from '../../ledger/verify.js';
 import type { Deps } from '../../runtime/deps.js';
-import {
-  immutableRecordKey,
-  immutableSequencePrefix,
-  parseImmutableRecordKey,
-} from '../../store/immutable-layout.js';
+import { immutableRecordKey, immutableSequencePrefix } from '../../store/immutable-layout.js';
 import { getRecordBySequence } from '../../store/ledger-store.js';
+import { trustProblems } from './copy-trust.js';
 
 export interface ImmutableCopy {
   key: string;
@@ -39,16 +36,9 @@ async function readCopy(deps: Deps, key: string): Promise<ImmutableCopy | null> 
   return { key, bytes, record: recordOf(parsed as LedgerRecord) };
 }
 
-const KEY_PROBLEM_TEXT: Record<KeyProblem, string> = {
-  UNTRUSTED_KEY: 'it is signed with a key the service has not published',
-  KEY_REVOKED: 'its key was revoked at or before its timestamp',
-  KEY_NOT_VALID_AT_TIMESTAMP: "its timestamp lies outside its key's validity window",
-};
-
 /**
- * Why a copy cannot be trusted as the record of `sequenceNumber` in `firmId` (empty when it can): it must be
- * of that firm, at the sequence number and with the id its key names, its record hash, chain hash and
- * signature must hold, and its key must have been valid at its timestamp by the key history (not revoked).
+ * Why a copy cannot be trusted as the record of `sequenceNumber` in `firmId` (empty when it can): the rule of
+ * copy-trust.ts (trustProblems) under the signing-key history this instance sees.
  */
 export async function copyProblems(
   deps: Deps,
@@ -56,17 +46,7 @@ export async function copyProblems(
   sequenceNumber: number,
   copy: Pick<ImmutableCopy, 'key' | 'record'>,
 ): Promise<string[]> {
-  const { record } = copy;
-  const named = parseImmutableRecordKey(copy.key);
-  const problems: string[] = [];
-  if (record.firmId !== firmId || named?.firmId !== firmId) problems.push('it belongs to another firm');
-  if (record.sequenceNumber !== sequenceNumber || named?.sequenceNumber !== sequenceNumber)
-    problems.push(`its sequence number is not ${sequenceNumber}, the one its key names`);
-  if (named?.recordId !== record.id) problems.push('its id is not the one its key names');
-  for (const problem of checkRecord(record)) problems.push(problem.toLowerCase().replaceAll('_', ' '));
-  const keyProblem = keyProblemAt(await signingKeyHistory(deps), record.publicKey, record.timestamp);
-  if (keyProblem) problems.push(KEY_PROBLEM_TEXT[keyProblem]);
-  return problems;
+  return trustProblems(await signingKeyHistory(deps), firmId, sequenceNumber, copy);
 }
 
 /**

@@ -11,6 +11,7 @@ import { markRowRestored } from '../../store/backup-store.js';
 import { restoreMarkerItem } from '../../store/integrity-store.js';
 import { restoreRowItem } from '../../store/ledger-writes.js';
 import { LOST_RACE } from '../../store/lost-race.js';
+import { clearTamperFlag } from '../../store/tamper-store.js';
 import { compareAt, copyProblems } from './immutable-copy.js';
 import { resolveSequence } from './record-locator.js';
 
@@ -49,8 +50,11 @@ export async function restoreRecord(deps: Deps, principal: Principal, recordId: 
     repairRecordId: null,
     fieldsRestored: [],
   };
-  if (database && distinctText(database) === canonicalJson(immutable))
+  if (database && distinctText(database) === canonicalJson(immutable)) {
+    // A row the tamper watch flagged and someone repaired since (another restore, a recovery): its flag goes too.
+    await clearTamperFlag(deps, principal.firmId, sequenceNumber);
     return { ...unchanged, message: 'The database row already matches the immutable copy' };
+  }
 
   const action = database ? ('OVERWRITTEN' as const) : ('REINSERTED' as const);
   const damage = createHash('sha256')
@@ -83,8 +87,12 @@ export async function restoreRecord(deps: Deps, principal: Principal, recordId: 
   if (repair === LOST_RACE)
     return { ...unchanged, message: 'A concurrent restore already repaired this damage' };
   // The reinserted row is no longer missing for the backup status (idempotent; should this step be lost, the
-  // next background reconciliation finds the row anyway).
-  if (!database) await markRowRestored(deps, principal.firmId, sequenceNumber);
+  // next background reconciliation finds the row anyway). The tamper watch's flag of the row goes (idempotent;
+  // should this step be lost, restoring again answers NONE and clears it).
+  await Promise.all([
+    database ? undefined : markRowRestored(deps, principal.firmId, sequenceNumber),
+    clearTamperFlag(deps, principal.firmId, sequenceNumber),
+  ]);
   return {
     restored: true,
     action,

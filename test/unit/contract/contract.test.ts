@@ -1,4 +1,6 @@
+import * as z from 'zod';
 import { buildOpenApi } from '../../../shared/openapi.js';
+import { ANY_CREDENTIAL, route } from '../../../shared/routes/route.js';
 import { Description, NOT_THE_API } from '../../support/contract.js';
 
 /*
@@ -91,5 +93,43 @@ describe('the answer check', () => {
     expect(NOT_THE_API.map((p) => p.prefix)).toEqual(['/__local/', '/local-objects/', '/dev-issuer/']);
     expect(description.check(answer('GET', '/__local/metrics', 200, { signCalls: 1 }))).toEqual([]);
     expect(description.check(answer('GET', '/v1/__local/metrics', 200, {})).join()).toContain('says 404');
+  });
+});
+
+describe('greedy path parameters and binary answers', () => {
+  const tiles = route({
+    operationId: 'getTile',
+    method: 'GET',
+    path: '/v1/log/tile/{path+}',
+    handler: 'functions/x',
+    auth: ANY_CREDENTIAL,
+    permissions: {},
+    tag: 'Ledger',
+    summary: 'A tile',
+    request: { params: z.object({ path: z.string() }) },
+    responses: {
+      200: {
+        description: 'Bytes',
+        contentType: 'application/octet-stream',
+        schema: z.string().meta({ contentMediaType: 'application/octet-stream', maxLength: 4 }),
+      },
+    },
+  });
+  const greedy = new Description(buildOpenApi([tiles]) as ConstructorParameters<typeof Description>[0]);
+  const binary = (path: string, bytes: number[]) => ({
+    method: 'GET',
+    path,
+    status: 200,
+    headers: new Headers({ 'content-type': 'application/octet-stream' }),
+    text: '',
+    body: '',
+    bytes: new Uint8Array(bytes),
+  });
+
+  it('matches a greedy parameter over one segment or more, and checks the bytes against the schema', () => {
+    expect(greedy.check(binary('/v1/log/tile/0/x001/234.p/7', [0, 255, 128]))).toEqual([]);
+    expect(greedy.check(binary('/v1/log/tile/entries', [1]))).toEqual([]);
+    expect(greedy.check(binary('/v1/log/tile/0/000', [1, 2, 3, 4, 5])).join()).toContain('does not match');
+    expect(greedy.check(answer('GET', '/v1/log/tile', 200, health)).join()).toContain('says 404');
   });
 });

@@ -206,7 +206,7 @@ describe('webhook retry schedule', () => {
 });
 
 describe('subscribable webhook events', () => {
-  it('are exactly the twelve names of the spec', () => {
+  it("are exactly the spec's twelve names and the tamper watch's (issue 32)", () => {
     expect([...SUBSCRIBABLE_EVENTS].sort()).toEqual(
       [
         'job.submitted',
@@ -221,6 +221,7 @@ describe('subscribable webhook events', () => {
         'incident.logged',
         'incident.resolved',
         'firm-settings.updated',
+        'ledger.tampering-detected',
       ].sort(),
     );
   });

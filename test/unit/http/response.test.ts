@@ -1,6 +1,13 @@
 import { ServiceUnavailableError, ConflictError } from '../../../shared/errors.js';
 import { errorResponse, toErrorResponse } from '../../../shared/http/errors.js';
-import { created, noContent, toApiResponse, withoutBody } from '../../../shared/http/response.js';
+import {
+  created,
+  noContent,
+  octets,
+  plainText,
+  toApiResponse,
+  withoutBody,
+} from '../../../shared/http/response.js';
 
 const DEFAULTS = { 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' };
 
@@ -37,6 +44,33 @@ describe('toApiResponse', () => {
       'cache-control': 'public, max-age=300',
       'x-content-type-options': 'nosniff',
       'x-request-id': 'r',
+    });
+  });
+
+  it('sends bytes base64-encoded for API Gateway, as octets unless the route names a type', () => {
+    const bytes = new Uint8Array([0, 1, 2, 253, 254, 255]);
+    expect(toApiResponse(octets(bytes, { 'cache-control': 'public' }), 'r')).toEqual({
+      statusCode: 200,
+      headers: {
+        'content-type': 'application/octet-stream',
+        ...DEFAULTS,
+        'cache-control': 'public',
+        'x-request-id': 'r',
+      },
+      body: 'AAEC/f7/',
+      isBase64Encoded: true,
+    });
+    // A view into a larger buffer sends only its own bytes.
+    const view = new Uint8Array(new Uint8Array([9, 9, 1, 2, 9]).buffer, 2, 2);
+    expect(toApiResponse({ statusCode: 200, body: view }, 'r').body).toBe('AQI=');
+    expect(withoutBody(toApiResponse(octets(bytes), 'r'))).not.toHaveProperty('isBase64Encoded');
+  });
+
+  it('sends plain text as UTF-8 text', () => {
+    expect(toApiResponse(plainText('a\nb\n'), 'r')).toEqual({
+      statusCode: 200,
+      headers: { ...DEFAULTS, 'x-request-id': 'r', 'content-type': 'text/plain; charset=utf-8' },
+      body: 'a\nb\n',
     });
   });
 

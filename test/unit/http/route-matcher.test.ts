@@ -25,21 +25,21 @@ describe('createRouteMatcher', () => {
     expect(found.kind === 'route' && found.rawPathParameters).toEqual({ id: 'a%2Fb' });
   });
 
-  it('prefers a literal segment over a parameter for the same method, as API Gateway does', () => {
+  it('resolves a path to its most specific template first: a literal segment wins over a parameter', () => {
     expect(match('POST', '/v1/jobs/batch')).toMatchObject({ route: { path: '/v1/jobs/batch' } });
-    // GET has no literal route: the parameter route takes it.
-    expect(match('GET', '/v1/jobs/batch')).toMatchObject({ route: { path: '/v1/jobs/{id}' } });
+    // /v1/jobs/batch is its own path, which has no GET: never /v1/jobs/{id} with id "batch".
+    expect(match('GET', '/v1/jobs/batch')).toEqual({ kind: 'method-not-allowed', allow: ['POST'] });
+    expect(match('GET', '/v1/jobs/batches')).toMatchObject({ route: { path: '/v1/jobs/{id}' } });
   });
 
-  it('answers a known path with another method by the methods it has, in a fixed order', () => {
+  it('answers a known path with another method by the methods of that path alone, in a fixed order', () => {
     expect(match('PUT', '/v1/jobs/x')).toEqual({
       kind: 'method-not-allowed',
       allow: ['GET', 'POST', 'DELETE'],
     });
-    expect(match('PATCH', '/v1/jobs/batch')).toEqual({
-      kind: 'method-not-allowed',
-      allow: ['GET', 'POST', 'DELETE'],
-    });
+    // Not the methods of /v1/jobs/{id}, which the path also fits.
+    expect(match('PATCH', '/v1/jobs/batch')).toEqual({ kind: 'method-not-allowed', allow: ['POST'] });
+    expect(match('DELETE', '/v1/jobs/batch')).toEqual({ kind: 'method-not-allowed', allow: ['POST'] });
     expect(match('POST', '/health')).toEqual({ kind: 'method-not-allowed', allow: ['GET', 'HEAD'] });
   });
 
@@ -61,6 +61,32 @@ describe('createRouteMatcher', () => {
       expect(match('GET', path)).toEqual({ kind: 'not-found' });
   });
 
+  it('gives a greedy parameter the rest of the path, one segment or more, after any other match', () => {
+    const greedy = createRouteMatcher(
+      table(
+        def('GET', '/v1/log/tile/{path+}'),
+        def('GET', '/v1/log/tile/{id}/x'),
+        def('GET', '/v1/log/checkpoint'),
+      ),
+    );
+    const found = greedy('GET', '/v1/log/tile/0/x001/234.p/7');
+    expect(found).toMatchObject({ kind: 'route', route: { path: '/v1/log/tile/{path+}' } });
+    expect(found.kind === 'route' && found.rawPathParameters).toEqual({ path: '0/x001/234.p/7' });
+    expect(greedy('GET', '/v1/log/tile/entries')).toMatchObject({
+      rawPathParameters: { path: 'entries' },
+    });
+    // A parameter at the same position wins over the greedy one, as API Gateway's most specific match.
+    expect(greedy('GET', '/v1/log/tile/a/x')).toMatchObject({ route: { path: '/v1/log/tile/{id}/x' } });
+    expect(greedy('GET', '/v1/log/checkpoint')).toMatchObject({ route: { path: '/v1/log/checkpoint' } });
+    for (const path of ['/v1/log/tile', '/v1/log/tile/', '/v1/log/tile/0//1', '/v1/log/tile/0/'])
+      expect(greedy('GET', path)).toEqual({ kind: 'not-found' });
+    expect(greedy('POST', '/v1/log/tile/0/000')).toEqual({ kind: 'method-not-allowed', allow: ['GET'] });
+  });
+
+  it('refuses a greedy parameter that is not the last segment', () => {
+    expect(() => createRouteMatcher(table(def('GET', '/v1/{rest+}/x')))).toThrow(/last segment/);
+  });
+
   it('knows every route of the real table, and no HEAD on an authenticated GET', () => {
     const real = createRouteMatcher(httpRoutes());
     for (const route of httpRoutes()) {
@@ -73,6 +99,9 @@ describe('createRouteMatcher', () => {
       kind: 'method-not-allowed',
       allow: ['GET', 'POST'],
     });
+    // Issue 33: /v1/incidents/stats has GET alone, though /v1/incidents/{id} also has POST.
+    for (const method of ['DELETE', 'POST'])
+      expect(real(method, '/v1/incidents/stats')).toEqual({ kind: 'method-not-allowed', allow: ['GET'] });
   });
 });
 

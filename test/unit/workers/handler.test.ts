@@ -1,8 +1,8 @@
-import type { SQSEvent, SQSRecord } from 'aws-lambda';
+import type { DynamoDBRecord, SQSEvent, SQSRecord } from 'aws-lambda';
 import { jest } from '@jest/globals';
 import { installDeps, type Deps } from '../../../shared/runtime/deps.js';
 import { logger } from '../../../shared/runtime/logger.js';
-import { queueWorker, scheduledWorker } from '../../../shared/workers/handler.js';
+import { queueWorker, scheduledWorker, streamWorker } from '../../../shared/workers/handler.js';
 
 const deps = { tables: { main: 'main', ledger: 'ledger' } } as unknown as Deps;
 installDeps(deps);
@@ -84,5 +84,39 @@ describe('scheduledWorker', () => {
   it('runs with the deps and returns what the run returns', async () => {
     const handler = scheduledWorker(async (given) => ({ same: given === deps }));
     await expect(handler()).resolves.toEqual({ same: true });
+  });
+});
+
+describe('streamWorker', () => {
+  const change = (sequenceNumber: string, sk: string): DynamoDBRecord => ({
+    eventName: 'REMOVE',
+    dynamodb: { SequenceNumber: sequenceNumber, Keys: { pk: { S: 'FIRM#f' }, sk: { S: sk } } },
+  });
+
+  it('runs the changes in stream order and stops at the first failure, answering it as the failed item', async () => {
+    const seen: string[] = [];
+    const handler = streamWorker(
+      async (given, record) => {
+        expect(given).toBe(deps);
+        seen.push(record.dynamodb!.SequenceNumber!);
+        if (record.dynamodb!.Keys!.sk!.S === 'bad') throw new Error('boom');
+      },
+      { failureLog: 'Test change failed' },
+    );
+    const error = jest.spyOn(logger, 'error').mockImplementation(() => undefined);
+    try {
+      expect(await handler({ Records: [change('1', 'ok'), change('2', 'bad'), change('3', 'ok')] })).toEqual({
+        batchItemFailures: [{ itemIdentifier: '2' }],
+      });
+      // The change after the failed one is left for the retry, so it never overtakes it.
+      expect(seen).toEqual(['1', '2']);
+      expect(error).toHaveBeenCalledWith(
+        'Test change failed',
+        expect.objectContaining({ sequenceNumber: '2' }),
+      );
+    } finally {
+      error.mockRestore();
+    }
+    expect(await handler({ Records: [change('4', 'ok')] })).toEqual({ batchItemFailures: [] });
   });
 });

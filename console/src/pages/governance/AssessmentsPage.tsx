@@ -1,16 +1,21 @@
-/** Impact assessments: the firm's list (newest first) and a form to draft a new one. */
+/** Impact assessments: the firm's list (newest first, page by page) and a form to draft a new one. */
 import { useState, type FormEvent } from 'react';
 import { Link, useNavigate } from 'react-router-dom';
 import type { components } from '../../../../clients/typescript/index';
 import { useApi } from '../../app/api';
 import { DataTable, ErrorMessage, Loading, Page } from '../../app/ui';
-import { actorName, dateTime, useAction, useApiLoad, words } from '../common';
+import { actorName, dateTime, Pager, useAction, useArrayPage, usePaging, words } from '../common';
 
 type Assessment = components['schemas']['ImpactAssessment'];
 
 export function AssessmentsPage() {
   const api = useApi();
-  const list = useApiLoad(() => api.GET('/v1/impact-assessments'), [api]);
+  const paging = usePaging();
+  const list = useArrayPage(
+    () => api.GET('/v1/impact-assessments', { params: { query: { cursor: paging.cursor } } }),
+    paging,
+    [api],
+  );
   return (
     <Page title="Impact assessments">
       <NewAssessment />
@@ -20,27 +25,30 @@ export function AssessmentsPage() {
           <Loading label="Loading impact assessments" />
         ) : list.error || !list.data ? (
           <ErrorMessage error={list.error} />
-        ) : list.data.length === 0 ? (
+        ) : list.data.items.length === 0 && paging.position === 1 ? (
           <p>No impact assessment yet.</p>
         ) : (
-          <DataTable<Assessment>
-            caption="Impact assessments"
-            rowKey={(row) => row.id}
-            rows={list.data}
-            columns={[
-              {
-                header: 'Use case',
-                cell: (a) => <Link to={`/governance/assessments/${a.id}`}>{a.useCase}</Link>,
-              },
-              {
-                header: 'Model',
-                cell: (a) => (a.modelProvider ? `${a.modelProvider} ${a.modelVersion ?? ''}` : '—'),
-              },
-              { header: 'Status', cell: (a) => words(a.status) },
-              { header: 'Updated', cell: (a) => dateTime(a.updatedAt) },
-              { header: 'Signed off', cell: (a) => (a.signedOffBy ? actorName(a.signedOffBy) : '—') },
-            ]}
-          />
+          <>
+            <DataTable<Assessment>
+              caption="Impact assessments"
+              rowKey={(row) => row.id}
+              rows={list.data.items}
+              columns={[
+                {
+                  header: 'Use case',
+                  cell: (a) => <Link to={`/governance/assessments/${a.id}`}>{a.useCase}</Link>,
+                },
+                {
+                  header: 'Model',
+                  cell: (a) => (a.modelProvider ? `${a.modelProvider} ${a.modelVersion ?? ''}` : '—'),
+                },
+                { header: 'Status', cell: (a) => words(a.status) },
+                { header: 'Updated', cell: (a) => dateTime(a.updatedAt) },
+                { header: 'Signed off', cell: (a) => (a.signedOffBy ? actorName(a.signedOffBy) : '—') },
+              ]}
+            />
+            <Pager info={list.data.info} paging={paging} />
+          </>
         )}
       </section>
     </Page>

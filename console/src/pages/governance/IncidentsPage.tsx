@@ -1,10 +1,10 @@
-/** Incidents: the firm's 200 most recent, and a form to log a new one (INCIDENT_LOGGED on the ledger). */
+/** Incidents: the firm's, newest first, 200 a page, and a form to log a new one (INCIDENT_LOGGED on the ledger). */
 import { useState, type FormEvent } from 'react';
 import { Link } from 'react-router-dom';
 import type { components } from '../../../../clients/typescript/index';
 import { useApi } from '../../app/api';
 import { DataTable, ErrorMessage, Loading, Page } from '../../app/ui';
-import { dateTime, useAction, useApiLoad, words } from '../common';
+import { dateTime, Pager, useAction, useArrayPage, usePaging, words } from '../common';
 import {
   INCIDENT_CATEGORIES as CATEGORIES,
   INCIDENT_SEVERITIES as SEVERITIES,
@@ -13,32 +13,46 @@ import {
 type Incident = components['schemas']['Incident'];
 export function IncidentsPage() {
   const api = useApi();
-  const incidents = useApiLoad(() => api.GET('/v1/incidents'), [api]);
+  const paging = usePaging();
+  const incidents = useArrayPage(
+    () => api.GET('/v1/incidents', { params: { query: { cursor: paging.cursor } } }),
+    paging,
+    [api],
+  );
   return (
     <Page title="Incidents">
-      <NewIncident onCreated={incidents.reload} />
+      <NewIncident
+        onCreated={() => {
+          // The new incident is the newest: show the first page (or load it again when there already).
+          if (paging.position === 1) incidents.reload();
+          else paging.first();
+        }}
+      />
       <section aria-labelledby="incident-list-title">
         <h2 id="incident-list-title">Recent incidents</h2>
         {incidents.loading && !incidents.data ? (
           <Loading label="Loading incidents" />
         ) : incidents.error || !incidents.data ? (
           <ErrorMessage error={incidents.error} />
-        ) : incidents.data.length === 0 ? (
+        ) : incidents.data.items.length === 0 && paging.position === 1 ? (
           <p>No incidents recorded.</p>
         ) : (
-          <DataTable<Incident>
-            caption="Recent incidents"
-            rowKey={(row) => row.id}
-            rows={incidents.data}
-            columns={[
-              { header: 'Title', cell: (i) => <Link to={`/governance/incidents/${i.id}`}>{i.title}</Link> },
-              { header: 'Severity', cell: (i) => words(i.severity) },
-              { header: 'Category', cell: (i) => words(i.category) },
-              { header: 'Status', cell: (i) => words(i.status) },
-              { header: 'Reported', cell: (i) => dateTime(i.reportedAt) },
-              { header: 'Remediations', cell: (i) => i.remediations?.length ?? 0 },
-            ]}
-          />
+          <>
+            <DataTable<Incident>
+              caption="Recent incidents"
+              rowKey={(row) => row.id}
+              rows={incidents.data.items}
+              columns={[
+                { header: 'Title', cell: (i) => <Link to={`/governance/incidents/${i.id}`}>{i.title}</Link> },
+                { header: 'Severity', cell: (i) => words(i.severity) },
+                { header: 'Category', cell: (i) => words(i.category) },
+                { header: 'Status', cell: (i) => words(i.status) },
+                { header: 'Reported', cell: (i) => dateTime(i.reportedAt) },
+                { header: 'Remediations', cell: (i) => i.remediations?.length ?? 0 },
+              ]}
+            />
+            <Pager info={incidents.data.info} paging={paging} />
+          </>
         )}
       </section>
     </Page>

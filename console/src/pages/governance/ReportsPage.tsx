@@ -3,7 +3,7 @@ import { useState, type FormEvent } from 'react';
 import type { components } from '../../../../clients/typescript/index';
 import { useApi } from '../../app/api';
 import { DataTable, ErrorMessage, Loading, Page } from '../../app/ui';
-import { actorName, dateTime, day, useAction, useApiLoad, words } from '../common';
+import { actorName, dateTime, day, Pager, useAction, useArrayPage, usePaging, words } from '../common';
 import { REPORT_TYPES as TYPES } from '../../../../shared/domain/governance/report-log.ts';
 
 type Entry = components['schemas']['ReportLogEntry'];
@@ -12,13 +12,20 @@ type ReportType = Entry['type'];
 export function ReportsPage() {
   const api = useApi();
   const [type, setType] = useState<ReportType | ''>('');
-  const log = useApiLoad(
-    () => api.GET('/v1/reports', { params: { query: type ? { type } : {} } }),
+  const paging = usePaging();
+  const log = useArrayPage(
+    () => api.GET('/v1/reports', { params: { query: { cursor: paging.cursor, ...(type ? { type } : {}) } } }),
+    paging,
     [api, type],
   );
   return (
     <Page title="Reports log">
-      <RecordReport onRecorded={log.reload} />
+      <RecordReport
+        onRecorded={() => {
+          if (paging.position === 1) log.reload();
+          else paging.first();
+        }}
+      />
       <section aria-labelledby="report-log-title">
         <h2 id="report-log-title">Generated reports</h2>
         <div className="toolbar">
@@ -26,7 +33,11 @@ export function ReportsPage() {
           <select
             id="report-filter"
             value={type}
-            onChange={(e) => setType(e.target.value as ReportType | '')}
+            onChange={(e) => {
+              // A cursor is bound to its filter: another filter starts from its first page.
+              paging.first();
+              setType(e.target.value as ReportType | '');
+            }}
           >
             <option value="">All types</option>
             {TYPES.map((t) => (
@@ -40,20 +51,23 @@ export function ReportsPage() {
           <Loading label="Loading the reports log" />
         ) : log.error || !log.data ? (
           <ErrorMessage error={log.error} />
-        ) : log.data.length === 0 ? (
+        ) : log.data.items.length === 0 && paging.position === 1 ? (
           <p>No report recorded{type ? ' of this type' : ''}.</p>
         ) : (
-          <DataTable<Entry>
-            caption="Generated reports"
-            rowKey={(row) => row.id}
-            rows={log.data}
-            columns={[
-              { header: 'Type', cell: (e) => words(e.type) },
-              { header: 'Period', cell: (e) => `${day(e.periodFrom)} to ${day(e.periodTo)}` },
-              { header: 'Generated', cell: (e) => dateTime(e.generatedAt) },
-              { header: 'By', cell: (e) => (e.generatedByUser ? actorName(e.generatedByUser) : '—') },
-            ]}
-          />
+          <>
+            <DataTable<Entry>
+              caption="Generated reports"
+              rowKey={(row) => row.id}
+              rows={log.data.items}
+              columns={[
+                { header: 'Type', cell: (e) => words(e.type) },
+                { header: 'Period', cell: (e) => `${day(e.periodFrom)} to ${day(e.periodTo)}` },
+                { header: 'Generated', cell: (e) => dateTime(e.generatedAt) },
+                { header: 'By', cell: (e) => (e.generatedByUser ? actorName(e.generatedByUser) : '—') },
+              ]}
+            />
+            <Pager info={log.data.info} paging={paging} />
+          </>
         )}
       </section>
     </Page>

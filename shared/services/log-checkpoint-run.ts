@@ -1,0 +1,147 @@
+import { randomUUID } from 'node:crypto';
+import { MAX_DELAY_SECONDS } from '../ports/queue.js';
+import { checkpointIntervalMs } from '../runtime/config.js';
+import type { Deps } from '../runtime/deps.js';
+import { logger } from '../runtime/logger.js';
+import { readHead } from '../store/ledger-store.js';
+import {
+  acquireLogLease,
+  readLatestCheckpoint,
+  readLogTree,
+  releaseLogLease,
+  renewLogLease,
+} from '../store/log-store.js';
+import { publishCheckpoint } from './log-checkpoint.js';
+import { reserveCheckpointSigns } from './log-checkpoint-budget.js';
+import { integrateStep } from './log-integrator.js';
+
+/**
+ * One run of the `log-checkpoint` worker for a firm (issue 31; docs/architecture.md, "Verifiable log"). Runs are
+ * queued by the sequencer's holder (at most two per firm per interval window and process, the second delivered
+ * after the window's end: shared/ledger-writer/log-trigger.ts), by the log repair sweep, and by runs themselves.
+ * A run takes the firm's log lease (someone holding it: the run ends; the holder re-reads the head after its
+ * release and so covers what this run was sent for), integrates up to the head in bounded steps (lease renewed),
+ * and signs and stores one checkpoint if the tree grew, unless the firm's last checkpoint is younger than
+ * CHECKPOINT_INTERVAL_MS: then it queues itself for when the interval is over (SQS delay, whole seconds), instead
+ * of sleeping on an instance. It waits for the account's Sign budget when that is spent. After releasing the lease
+ * it re-reads the head: records committed meanwhile start another round. A firm with no new records gets no
+ * checkpoint. Out of time, it hands the rest to a new message (the one-time build of a large ledger goes on so).
+ */
+
+export interface LogCheckpointMessage {
+  firmId: string;
+}
+
+/** A log lease lasts this long unless renewed: the longest a dead holder delays the firm's checkpoints. */
+export const LOG_LEASE_TTL_MS = 15_000;
+
+export interface RunResult {
+  /** Checkpoints this run stored. */
+  checkpoints: number;
+  /** Leaves this run integrated. */
+  integrated: number;
+  /** The run ended early because another instance held the lease. */
+  leaseHeld: boolean;
+  /** The run ran out of time and queued the rest. */
+  continued: boolean;
+}
+
+export async function runLogCheckpoint(
+  deps: Deps,
+  message: LogCheckpointMessage,
+  budgetMs: number,
+): Promise<RunResult> {
+  const deadline = Date.now() + budgetMs;
+  const result: RunResult = { checkpoints: 0, integrated: 0, leaseHeld: false, continued: false };
+  const { firmId } = message;
+  const holder = randomUUID();
+  for (;;) {
+    if (!(await acquireLogLease(deps, firmId, holder, LOG_LEASE_TTL_MS))) {
+      result.leaseHeld = true;
+      return result;
+    }
+    let round: Round;
+    try {
+      round = await whileHeld(deps, firmId, holder, deadline);
+    } finally {
+      await releaseLogLease(deps, firmId, holder).catch((error: unknown) =>
+        logger.warn('Releasing the log lease failed; it runs out', { firmId, error: error as Error }),
+      );
+    }
+    result.checkpoints += round.checkpoints;
+    result.integrated += round.integrated;
+    if (round.outOfTime || round.signAfter !== undefined) {
+      const wait = round.signAfter === undefined ? 0 : round.signAfter - deps.clock.now().getTime();
+      await deps.queue.send('log-checkpoint', message, {
+        delaySeconds: Math.min(MAX_DELAY_SECONDS, Math.max(0, Math.ceil(wait / 1000))),
+      });
+      result.continued = true;
+      return result;
+    }
+    // Release, then re-check: a record committed while the lease was held may have had its run end at the lease.
+    if (!round.progressed) return result;
+    const [tree, head] = await Promise.all([readLogTree(deps, firmId), readHead(deps, firmId)]);
+    if (head.sequenceNumber <= (tree?.size ?? 0)) return result;
+  }
+}
+
+interface Round {
+  checkpoints: number;
+  integrated: number;
+  /** Something was integrated or signed (a round that did nothing does not start another). */
+  progressed: boolean;
+  outOfTime: boolean;
+  /** The tree grew but the last checkpoint is younger than the interval: sign at this instant (epoch ms). */
+  signAfter?: number;
+}
+
+/** Integrates and signs while holding the lease. */
+async function whileHeld(deps: Deps, firmId: string, holder: string, deadline: number): Promise<Round> {
+  const round: Round = { checkpoints: 0, integrated: 0, progressed: false, outOfTime: false };
+  const lease = leaseKeeper(deps, firmId, holder);
+  for (;;) {
+    const step = await integrateStep(deps, firmId);
+    round.integrated += step.added;
+    if (step.added > 0) round.progressed = true;
+    if (!(await lease.keep())) return round;
+    if (step.size >= step.head || step.gapAt !== undefined || step.lostRace) break;
+    if (Date.now() > deadline) {
+      round.outOfTime = true;
+      return round;
+    }
+  }
+  const [latest, tree] = await Promise.all([readLatestCheckpoint(deps, firmId), readLogTree(deps, firmId)]);
+  if (!tree || tree.size <= (latest?.size ?? 0)) return round;
+  // At most one checkpoint per firm per interval.
+  const signAfter = latest ? Date.parse(latest.signedAt) + checkpointIntervalMs() : 0;
+  if (signAfter > deps.clock.now().getTime()) return { ...round, signAfter };
+  if (!(await lease.holdFor(await reserveCheckpointSigns(deps)))) return round;
+  if (await publishCheckpoint(deps, firmId, tree)) round.checkpoints += 1;
+  round.progressed = true;
+  return round;
+}
+
+/** Renews the lease when half of it has passed; `holdFor` sleeps while keeping it. False once it was lost. */
+function leaseKeeper(deps: Deps, firmId: string, holder: string) {
+  let renewedAt = Date.now();
+  const keep = async (): Promise<boolean> => {
+    if (Date.now() - renewedAt < LOG_LEASE_TTL_MS / 2) return true;
+    renewedAt = Date.now();
+    const kept = await renewLogLease(deps, firmId, holder, LOG_LEASE_TTL_MS);
+    if (!kept) logger.warn('The log lease was lost; another integrator goes on', { firmId });
+    return kept;
+  };
+  const holdFor = async (ms: number): Promise<boolean> => {
+    const until = Date.now() + ms;
+    while (Date.now() < until) {
+      await sleep(Math.min(until - Date.now(), LOG_LEASE_TTL_MS / 3));
+      if (!(await keep())) return false;
+    }
+    return true;
+  };
+  return { keep, holdFor };
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));
+}
