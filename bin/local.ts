@@ -6,13 +6,17 @@
  * LOCAL_INSTANCES (0: handlers run in this thread; N: on N isolated Lambda-like instances, one invocation each at
  * a time), SIGNER_LATENCY_MS (0) and SIGNER_RATE_LIMIT (0: unlimited) for a signer that behaves like KMS,
  * LOCAL_DYNAMO_METRICS (false; true counts DynamoDB reads into GET /__local/metrics, for bench/reads),
- * LOCAL_STREAM_WORKERS (true; false stops polling the ledger table's stream, i.e. the tamper watch).
+ * LOCAL_STREAM_WORKERS (true; false stops polling the ledger table's stream, i.e. the tamper watch), and the
+ * dependency budgets of shared/runtime/config.ts (DEPENDENCY_TIMEOUT_MS and the rest, issue 32). Its DynamoDB Local
+ * is supervised (restarted on the same data and port when it dies), and POST/DELETE /__local/faults make the
+ * signer, the object store or the queue fail or stall for a while (docs/operations.md, "Faults").
  * It also serves the web console at /console/ (console/dist, built by npm start when stale) and the dev issuer's
  * OIDC sign-in for it under /dev-issuer/ (docs/console.md), at whatever address the browser used: HOST (the
  * address to listen on, 127.0.0.1; 0.0.0.0 for other machines on the network) and ALLOWED_HOSTS (host names,
  * beyond localhost, IP addresses, this machine's name and PUBLIC_BASE_URL's, at which the console may sign in).
  */
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import type { ServerResponse } from 'node:http';
 import { isIP, type AddressInfo } from 'node:net';
 import { hostname } from 'node:os';
 import { dirname, resolve } from 'node:path';
@@ -26,7 +30,8 @@ import {
   devAuthorizationHandler,
 } from '../shared/adapters/local/dev-authorization.js';
 import { DevIssuer } from '../shared/adapters/local/dev-issuer.js';
-import { ensureTables, startDynamoLocal } from '../shared/adapters/local/dynamodb-local.js';
+import { ensureTables, superviseDynamoLocal } from '../shared/adapters/local/dynamodb-local.js';
+import { FaultSwitch, parseFaultRequest } from '../shared/adapters/local/fault-switch.js';
 import { FsObjectStore } from '../shared/adapters/local/fs-object-store.js';
 import { handlerModules } from '../shared/adapters/local/handler-modules.js';
 import { InstancePool } from '../shared/adapters/local/instance-pool.js';
@@ -72,6 +77,8 @@ const signerQuota = SignerQuota.create(intEnv(ENV.signerRateLimit, 0));
 // LOCAL_DYNAMO_METRICS=true: DynamoDB reads counted across every instance (bench/reads), in /__local/metrics.
 const dynamoMeter =
   optionalEnv('LOCAL_DYNAMO_METRICS', 'false') === 'true' ? DynamoMeter.create() : undefined;
+// The fault switch (POST /__local/faults): one for the whole stack, in shared memory every instance reads.
+const faults = FaultSwitch.create();
 const paths = localPaths(dataDir);
 mkdirSync(dataDir, { recursive: true });
 
@@ -80,12 +87,14 @@ type Invoke = (
   module: string,
   name: string,
   event: unknown,
-) => Promise<{ value: unknown; instance?: number }>;
+) => Promise<{ value: unknown; instance?: number; runMs?: number }>;
 
 const handlerOf = handlerModules(root);
 
-const dynamo = await startDynamoLocal(paths.dynamodb, paths.dynamoPidFile);
-process.on('exit', () => dynamo.process.kill('SIGKILL'));
+const dynamo = await superviseDynamoLocal(paths.dynamodb, paths.dynamoPidFile, {
+  warn: (message, extra) => logger.warn(message, { ...extra }),
+});
+process.on('exit', () => dynamo.current().process.kill('SIGKILL'));
 await ensureTables(dynamo.endpoint, TABLES, LOCAL_TABLES);
 
 const devIssuer = await DevIssuer.open(paths.devIssuerKey);
@@ -106,10 +115,13 @@ const server = createApiServer({
   loadHandler: async (module) => {
     await ready;
     return async (event, context) => {
-      const { value, instance } = await invoke(module, context.functionName, event);
+      const { value, instance, runMs } = await invoke(module, context.functionName, event);
       const result = value as APIGatewayProxyStructuredResultV2;
       if (instance === undefined) return result;
-      return { ...result, headers: { ...result.headers, 'x-local-instance': String(instance) } };
+      // Which instance ran it, and for how long (Lambda's duration: the wait for a free instance, which AWS does
+      // not have as it scales out, is not in it).
+      const headers = { 'x-local-instance': String(instance), 'x-local-run-ms': String(runMs) };
+      return { ...result, headers: { ...result.headers, ...headers } };
     };
   },
   localPaths: async (request, response, readBody) => {
@@ -118,12 +130,57 @@ const server = createApiServer({
     // The stack's Sign counters (and DynamoDB reads, when metered), across every instance (benches, tests).
     if (request.method === 'GET' && request.url === '/__local/metrics') {
       response.writeHead(200, { 'content-type': 'application/json' });
-      response.end(JSON.stringify({ ...signerQuota.counts(), ...dynamoMeter?.counts() }));
+      response.end(
+        JSON.stringify({
+          ...signerQuota.counts(),
+          ...dynamoMeter?.counts(),
+          dynamoRestarts: dynamo.restarts(),
+        }),
+      );
       return true;
     }
+    if (request.url === '/__local/faults') return answerFaults(request.method, response, readBody);
     return presignedUploads(request, response, readBody);
   },
 });
+/**
+ * The fault switch's endpoint (issue 32): POST sets a fault (`{"dependency": "signer"|"objects"|"queue", "mode":
+ * "fail"|"stall", "forMs": n}`, 204), DELETE clears every fault (204), GET lists those in force.
+ */
+async function answerFaults(
+  method: string | undefined,
+  response: ServerResponse,
+  readBody: (maxBytes: number) => Promise<Buffer | null>,
+): Promise<true> {
+  const json = (status: number, body: unknown) => {
+    response.writeHead(status, { 'content-type': 'application/json' });
+    response.end(JSON.stringify(body));
+  };
+  if (method === 'GET') return (json(200, faults.snapshot()), true);
+  if (method === 'DELETE') {
+    faults.clear();
+    response.writeHead(204).end();
+    return true;
+  }
+  if (method !== 'POST') {
+    response.writeHead(405, { allow: 'GET, POST, DELETE' }).end();
+    return true;
+  }
+  let body: unknown;
+  try {
+    body = JSON.parse((await readBody(4096))?.toString('utf8') ?? '');
+  } catch {
+    return (json(400, { error: { code: 'VALIDATION_ERROR', message: 'The body is not JSON' } }), true);
+  }
+  const fault = parseFaultRequest(body);
+  if ('error' in fault)
+    return (json(400, { error: { code: 'VALIDATION_ERROR', message: fault.error } }), true);
+  faults.set(fault.dependency, fault.mode, fault.forMs);
+  logger.warn('Local fault set', fault);
+  response.writeHead(204).end();
+  return true;
+}
+
 await new Promise<void>((listening) => server.listen(port, listenHost, listening));
 // The server's own URL (the API's JWKS, presigned object URLs, certificates' default links): localhost, unless
 // it listens on one address other than the loopback or every interface.
@@ -178,6 +235,7 @@ if (instanceCount === 0) {
       baseUrl,
       queue,
       signerQuota,
+      faults,
       ...(dynamoMeter ? { dynamoMeter } : {}),
     }),
   );
@@ -197,6 +255,7 @@ if (instanceCount === 0) {
       dynamoEndpoint: dynamo.endpoint,
       baseUrl,
       signerQuota: signerQuota.buffer,
+      faults: faults.buffer,
       ...(dynamoMeter ? { dynamoMeter: dynamoMeter.buffer } : {}),
     },
     (name, message, delaySeconds) => queue.send(name, message, { delaySeconds }),

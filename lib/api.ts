@@ -42,6 +42,8 @@ export interface ApiProps {
  */
 export class Api extends Construct {
   readonly httpApi: HttpApi;
+  /** The stage's JSON access logs (route key and status of every request): lib/monitoring.ts counts 5xx per area. */
+  readonly accessLogs: LogGroup;
   readonly url: string;
   readonly functions = new Map<string, ServiceFunction>();
 
@@ -54,10 +56,10 @@ export class Api extends Construct {
       // The default stage is added below, where throttling and access logs can be set.
       createDefaultStage: false,
     });
-    const accessLogs = new LogGroup(this, 'AccessLogs', {
+    const accessLogs = (this.accessLogs = new LogGroup(this, 'AccessLogs', {
       retention: stage.logRetention,
       removalPolicy: stage.removalPolicy,
-    });
+    }));
     const defaultStage = this.httpApi.addStage('DefaultStage', {
       stageName: '$default',
       autoDeploy: true,

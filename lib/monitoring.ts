@@ -13,12 +13,16 @@ import {
   type IMetric,
 } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
-import { FilterPattern, MetricFilter } from 'aws-cdk-lib/aws-logs';
+import { FilterPattern, MetricFilter, type ILogGroup } from 'aws-cdk-lib/aws-logs';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import { Construct } from 'constructs';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
+import type { Dependency } from '../shared/errors.js';
+import type { RouteDef } from '../shared/routes/route.js';
+import { httpRoutes } from '../shared/routes.js';
 import {
+  DEPENDENCY_UNAVAILABLE_LOG,
   TAMPERING_DETECTED_LOG,
   VERIFICATION_FAILED_LOG,
   WITNESS_REFUSED_LOG,
@@ -31,6 +35,10 @@ import type { StageSettings } from './stage.js';
 export interface MonitoringProps {
   stage: StageSettings;
   httpApi: HttpApi;
+  /** The stage's JSON access logs (routeKey, status), for the 5xx count per route area. */
+  accessLogs: ILogGroup;
+  /** The route table by area, as the API deploys it. */
+  routeAreas: Readonly<Record<string, readonly RouteDef[]>>;
   /** Every function of the stack: routes and workers. */
   functions: ReadonlyMap<string, ServiceFunction>;
   queues: WorkQueues;
@@ -43,6 +51,12 @@ export interface MonitoringProps {
 /** CloudWatch's limit on the metrics one alarm's math expression may use. */
 const MAX_ALARM_METRICS = 10;
 
+/** The dependencies whose failures are alarmed on (issue 32): the `dependency` of DEPENDENCY_UNAVAILABLE_LOG. */
+export const WATCHED_DEPENDENCIES: readonly Dependency[] = ['database', 'signer', 'objects', 'queue'];
+/** Calls given up as unavailable (503) per dependency in 5 minutes before its alarm fires. */
+export const DEPENDENCY_ALARM_THRESHOLD = 5;
+/** 5xx answers (503 included) of one route area's routes in 5 minutes before its alarm fires. */
+export const AREA_5XX_ALARM_THRESHOLD = 10;
 /** The metric the tamper watch's ERROR lines are counted into (issue 32). */
 export const TAMPERING_METRIC = 'LEDGER_TAMPERING_DETECTED';
 
@@ -170,6 +184,80 @@ export class Monitoring extends Construct {
     }
     alarm('failed-verifications', failedVerifications, 1, 'A chain verification found broken records');
 
+    // Issue 32: a dependency that stalls or fails turns requests into 503s. Each such call is logged (WARN,
+    // DEPENDENCY_UNAVAILABLE_LOG with its `dependency`); one metric per dependency counts them over every function.
+    for (const [path, logGroup] of logGroups) {
+      new MetricFilter(this, `${pascal(path.split('/').slice(1).join('-'))}DependencyUnavailable`, {
+        logGroup,
+        metricNamespace: metricNamespace(stage.name),
+        metricName: 'DependencyUnavailable',
+        filterPattern: FilterPattern.stringValue('$.message', '=', DEPENDENCY_UNAVAILABLE_LOG),
+        metricValue: '1',
+        dimensions: { Dependency: '$.dependency' },
+      });
+    }
+    const dependencyErrors = WATCHED_DEPENDENCIES.map((dependency) => {
+      const metric = new Metric({
+        namespace: metricNamespace(stage.name),
+        metricName: 'DependencyUnavailable',
+        dimensionsMap: { Dependency: dependency },
+        period,
+        statistic: 'Sum',
+        label: dependency,
+      });
+      alarm(
+        `dependency-${dependency}-unavailable`,
+        metric,
+        DEPENDENCY_ALARM_THRESHOLD,
+        `Calls to the ${dependency} that stalled past their budget or failed (answered 503)`,
+      );
+      return metric;
+    });
+
+    // 5xx answers (503 included) per route area, counted per route key from the access logs; an area's alarm sums
+    // its routes' counts, at most 10 metrics per alarm (an area of more routes gets one alarm per 10).
+    new MetricFilter(this, 'ServerErrorsByRoute', {
+      logGroup: props.accessLogs,
+      metricNamespace: metricNamespace(stage.name),
+      metricName: 'ServerErrors',
+      filterPattern: FilterPattern.numberValue('$.status', '>=', 500),
+      metricValue: '1',
+      dimensions: { RouteKey: '$.routeKey' },
+    });
+    const areaErrors: IMetric[] = [];
+    // Metric ids are unique across the areas: the dashboard graphs every area's sum together.
+    let metricId = 0;
+    for (const [area, routes] of Object.entries(props.routeAreas)) {
+      const keys = httpRoutes(routes).map(({ method, path }) => `${method} ${path}`);
+      for (let start = 0, part = 1; start < keys.length; start += MAX_ALARM_METRICS, part++) {
+        const slice = keys.slice(start, start + MAX_ALARM_METRICS);
+        const usingMetrics: Record<string, IMetric> = {};
+        slice.forEach((routeKey) => {
+          usingMetrics[`e${metricId++}`] = new Metric({
+            namespace: metricNamespace(stage.name),
+            metricName: 'ServerErrors',
+            dimensionsMap: { RouteKey: routeKey },
+            period,
+            statistic: 'Sum',
+          });
+        });
+        const suffix = keys.length > MAX_ALARM_METRICS ? `-${part}` : '';
+        const sum = new MathExpression({
+          expression: Object.keys(usingMetrics).join(' + '),
+          usingMetrics,
+          label: `5xx of ${area}${suffix}`,
+          period,
+        });
+        areaErrors.push(sum);
+        alarm(
+          `${area}-5xx${suffix}`,
+          sum,
+          AREA_5XX_ALARM_THRESHOLD,
+          `5xx answers (503 included) of the ${area} routes: ${slice.join(', ')}`,
+        );
+      }
+    }
+
     // Tampering: the tamper watch logs one ERROR line per ledger row found changed or removed outside the service,
     // and per chain head removed (docs/operations.md, "Tampering detected").
     const tampering = new Metric({
@@ -239,6 +327,10 @@ export class Monitoring extends Construct {
       new GraphWidget({ title: 'Lambda throttles', left: throttles, width: 8, legendPosition: undefined }),
       new GraphWidget({ title: 'Dead-letter queue depth', left: deadLetters, width: 8 }),
       new GraphWidget({ title: 'Failed chain verifications', left: [failedVerifications], width: 8 }),
+    );
+    this.dashboard.addWidgets(
+      new GraphWidget({ title: 'Dependency calls given up (503)', left: dependencyErrors, width: 12 }),
+      new GraphWidget({ title: '5xx per route area', left: areaErrors, width: 12 }),
     );
     this.dashboard.addWidgets(
       new GraphWidget({ title: 'Ledger tampering detected', left: [tampering], width: 16 }),

@@ -48,7 +48,10 @@ export class ServiceFunction extends NodejsFunction {
       runtime: Runtime.NODEJS_22_X,
       architecture: Architecture.ARM_64,
       tracing: Tracing.ACTIVE,
-      timeout: props.timeout ?? Duration.seconds(15),
+      // 20 s: a request's dependency budgets (shared/runtime/config.ts, issue 32) end it within ~18 s in the worst
+      // case (an append's 8 s wait, its doubt and one call in flight), so it answers 503 itself rather than being
+      // cut off; API Gateway's 30 s stays further out.
+      timeout: props.timeout ?? Duration.seconds(20),
       memorySize: props.memorySize ?? 1024,
       reservedConcurrentExecutions: props.reservedConcurrentExecutions,
       // Shared by the functions of one construct (routes, workers): each JSON line names its function

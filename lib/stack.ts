@@ -172,6 +172,8 @@ export class GovernanceLedgerStack extends Stack {
     this.monitoring = new Monitoring(this, 'Monitoring', {
       stage,
       httpApi: this.api.httpApi,
+      accessLogs: this.api.accessLogs,
+      routeAreas,
       functions: new Map([...this.api.functions, ...this.workers.functions]),
       queues: this.queues,
       streamFailureQueues: this.workers.streamFailureQueues,

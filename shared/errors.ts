@@ -110,6 +110,26 @@ export class ServiceUnavailableError extends ServiceError {
     super(message);
   }
 }
+/** The dependencies a request may wait on (issue 32): named in logs, metrics and /health, never in an answer. */
+export type Dependency = 'database' | 'signer' | 'objects' | 'queue';
+
+/**
+ * A dependency stalled past its time budget or failed with a transient fault (a timeout, a refused connection, a
+ * 5xx, throttling past its retries, KMS's internal and dependency faults or a disabled key): the request answers
+ * 503 SERVICE_UNAVAILABLE with Retry-After, and the message names no internals. `dependency` and `cause` are for
+ * the logs.
+ */
+export class DependencyUnavailableError extends ServiceUnavailableError {
+  constructor(
+    readonly dependency: Dependency,
+    retryAfterSeconds: number,
+    options: { cause?: unknown } = {},
+  ) {
+    super('The service is temporarily unavailable; retry the request', retryAfterSeconds);
+    if (options.cause !== undefined) this.cause = options.cause;
+  }
+}
+
 /**
  * The firm has used its ledger-writing limit (docs/architecture.md §5, "Fair per-firm limits"); nothing was
  * written. Retrying after `retryAfterSeconds` may succeed.

@@ -60,7 +60,6 @@ export function buildOpenApi(routes: readonly RouteDef[] = ROUTES): Record<strin
         ...(response.headers ? { headers: response.headers } : {}),
       };
     }
-    const appends = route.permissions.sign || route.permissions.ledger === 'append';
     const errorStatuses = [
       ...(route.request.params || route.request.query || route.request.body ? ['400'] : []),
       ...(route.auth.kind === 'public' ? [] : ['401', '403']),
@@ -73,8 +72,8 @@ export function buildOpenApi(routes: readonly RouteDef[] = ROUTES): Record<strin
       // Stage throttling answers 429 on every route.
       '429',
       '500',
-      // A ledger append waits for the firm's sequencer and the signing quota, both shared.
-      ...(appends ? ['503'] : []),
+      // Every route may find a dependency stalled or failing (issue 32): 503 with Retry-After, never a hang.
+      '503',
     ];
     for (const status of errorStatuses) {
       responses[status] ??= {
@@ -212,7 +211,8 @@ const ERROR_DESCRIPTIONS: Record<string, string> = {
     "UNPROCESSABLE: the answer would exceed 5 MiB, the platform's limit (narrow the request); or IDEMPOTENCY_KEY_REUSED: the Idempotency-Key was used with another request",
   '429': 'Too many requests (stage throttling); retry with backoff',
   '500': 'Internal error',
-  '503': 'The ledger or the signing quota is busy; nothing was written, retry after Retry-After seconds',
+  '503':
+    'SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds',
 };
 
 const TAG_DESCRIPTIONS: Record<string, string> = {

@@ -11,7 +11,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Service health */
+        /**
+         * Service health
+         * @description Asks each dependency (database, signer, object store, queue) within a short budget: 200 with status ok, or 503 with status degraded and Retry-After naming which dependency is failing.
+         */
         get: operations["getHealth"];
         put?: never;
         post?: never;
@@ -2319,7 +2322,19 @@ export interface components {
             jobCount: number;
         };
         Health: {
-            status: string;
+            /** @enum {string} */
+            status: "ok" | "degraded";
+            /** @description Each dependency: ok, or failing (timed out or failed within its check budget) */
+            dependencies: {
+                /** @enum {string} */
+                database: "ok" | "failing";
+                /** @enum {string} */
+                signer: "ok" | "failing";
+                /** @enum {string} */
+                objects: "ok" | "failing";
+                /** @enum {string} */
+                queue: "ok" | "failing";
+            };
             /**
              * Format: date-time
              * @description ISO 8601 date-time (UTC, milliseconds)
@@ -3311,7 +3326,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The service is up */
+            /** @description The service and its dependencies are up */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3347,6 +3362,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description A dependency is failing (see dependencies) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Health"];
+                };
+            };
         };
     };
     getHealthHead: {
@@ -3358,7 +3382,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The service is up */
+            /** @description The service and its dependencies are up */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3381,6 +3405,13 @@ export interface operations {
             };
             /** @description Internal error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A dependency is failing (see dependencies) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3433,6 +3464,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getOfflineEvidenceVerifierHead: {
@@ -3467,6 +3507,13 @@ export interface operations {
             };
             /** @description Internal error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3519,6 +3566,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getOpenApiHead: {
@@ -3553,6 +3609,13 @@ export interface operations {
             };
             /** @description Internal error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3605,6 +3668,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getSigningKeyHead: {
@@ -3639,6 +3711,13 @@ export interface operations {
             };
             /** @description Internal error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3691,6 +3770,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getSigningKeysHead: {
@@ -3725,6 +3813,13 @@ export interface operations {
             };
             /** @description Internal error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3811,6 +3906,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getLogCheckpoint: {
@@ -3878,6 +3982,15 @@ export interface operations {
             };
             /** @description Internal error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3966,6 +4079,15 @@ export interface operations {
             };
             /** @description Internal error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4063,6 +4185,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getLogVkeys: {
@@ -4121,6 +4252,15 @@ export interface operations {
             };
             /** @description Internal error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4213,6 +4353,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getLedgerRecordEvidence: {
@@ -4291,6 +4440,15 @@ export interface operations {
             };
             /** @description Internal error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4390,6 +4548,15 @@ export interface operations {
             };
             /** @description Internal error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4497,6 +4664,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getCertificate: {
@@ -4582,6 +4758,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getRecordCertificate: {
@@ -4660,6 +4845,15 @@ export interface operations {
             };
             /** @description Internal error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4766,6 +4960,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     listCertificates: {
@@ -4845,6 +5048,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     verifyCertificate: {
@@ -4912,6 +5124,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     verifyCertificateHead: {
@@ -4962,6 +5183,13 @@ export interface operations {
             };
             /** @description Internal error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5034,6 +5262,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     verifyCertificatePageHead: {
@@ -5084,6 +5321,13 @@ export interface operations {
             };
             /** @description Internal error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5147,6 +5391,15 @@ export interface operations {
             };
             /** @description Internal error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5239,6 +5492,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getLedgerVerification: {
@@ -5324,6 +5586,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getLedgerIntegrity: {
@@ -5382,6 +5653,15 @@ export interface operations {
             };
             /** @description Internal error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5467,6 +5747,15 @@ export interface operations {
             };
             /** @description Internal error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5636,7 +5925,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The ledger or the signing quota is busy; nothing was written, retry after Retry-After seconds */
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
             503: {
                 headers: {
                     /** @description The firm's ledger-writing policy: `"firm-writes";q=<burst>;w=<seconds a drained bucket takes to refill>` */
@@ -5763,7 +6052,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The ledger or the signing quota is busy; nothing was written, retry after Retry-After seconds */
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
             503: {
                 headers: {
                     /** @description The firm's ledger-writing policy: `"firm-writes";q=<burst>;w=<seconds a drained bucket takes to refill>` */
@@ -5834,6 +6123,15 @@ export interface operations {
             };
             /** @description Internal error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5955,6 +6253,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getFirm: {
@@ -6020,6 +6327,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getFirmSettings: {
@@ -6078,6 +6394,15 @@ export interface operations {
             };
             /** @description Internal error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6229,7 +6554,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The ledger or the signing quota is busy; nothing was written, retry after Retry-After seconds */
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
             503: {
                 headers: {
                     /** @description The firm's ledger-writing policy: `"firm-writes";q=<burst>;w=<seconds a drained bucket takes to refill>` */
@@ -6300,6 +6625,15 @@ export interface operations {
             };
             /** @description Internal error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6390,6 +6724,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     listUsers: {
@@ -6448,6 +6791,15 @@ export interface operations {
             };
             /** @description Internal error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6587,6 +6939,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     updateUser: {
@@ -6708,6 +7069,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     deactivateUser: {
@@ -6791,6 +7161,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getCurrentUser: {
@@ -6856,6 +7235,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     listDocumentTypes: {
@@ -6914,6 +7302,15 @@ export interface operations {
             };
             /** @description Internal error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7024,6 +7421,15 @@ export interface operations {
             };
             /** @description Internal error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7152,6 +7558,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     cancelReviewJob: {
@@ -7251,6 +7666,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     cancelReviewJobPrincipal: {
@@ -7343,6 +7767,15 @@ export interface operations {
             };
             /** @description Internal error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7509,7 +7942,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The ledger or the signing quota is busy; nothing was written, retry after Retry-After seconds */
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
             503: {
                 headers: {
                     /** @description The firm's ledger-writing policy: `"firm-writes";q=<burst>;w=<seconds a drained bucket takes to refill>` */
@@ -7681,7 +8114,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The ledger or the signing quota is busy; nothing was written, retry after Retry-After seconds */
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
             503: {
                 headers: {
                     /** @description The firm's ledger-writing policy: `"firm-writes";q=<burst>;w=<seconds a drained bucket takes to refill>` */
@@ -7813,6 +8246,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     createUploadPrincipal: {
@@ -7925,6 +8367,15 @@ export interface operations {
             };
             /** @description Internal error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8091,7 +8542,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The ledger or the signing quota is busy; nothing was written, retry after Retry-After seconds */
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
             503: {
                 headers: {
                     /** @description The firm's ledger-writing policy: `"firm-writes";q=<burst>;w=<seconds a drained bucket takes to refill>` */
@@ -8263,7 +8714,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The ledger or the signing quota is busy; nothing was written, retry after Retry-After seconds */
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
             503: {
                 headers: {
                     /** @description The firm's ledger-writing policy: `"firm-writes";q=<burst>;w=<seconds a drained bucket takes to refill>` */
@@ -8361,6 +8812,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getReviewJobPrincipal: {
@@ -8439,6 +8899,15 @@ export interface operations {
             };
             /** @description Internal error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8531,6 +9000,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getReviewJobDocumentPrincipal: {
@@ -8616,6 +9094,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     listReviewJobs: {
@@ -8692,6 +9179,15 @@ export interface operations {
             };
             /** @description Internal error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8896,7 +9392,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The ledger or the signing quota is busy; nothing was written, retry after Retry-After seconds */
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
             503: {
                 headers: {
                     /** @description The firm's ledger-writing policy: `"firm-writes";q=<burst>;w=<seconds a drained bucket takes to refill>` */
@@ -8985,6 +9481,15 @@ export interface operations {
             };
             /** @description Internal error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9189,7 +9694,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The ledger or the signing quota is busy; nothing was written, retry after Retry-After seconds */
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
             503: {
                 headers: {
                     /** @description The firm's ledger-writing policy: `"firm-writes";q=<burst>;w=<seconds a drained bucket takes to refill>` */
@@ -9281,6 +9786,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getReviewQueuePrincipal: {
@@ -9353,6 +9867,15 @@ export interface operations {
             };
             /** @description Internal error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9470,6 +9993,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     setReviewerAvailabilityPrincipal: {
@@ -9573,6 +10105,15 @@ export interface operations {
             };
             /** @description Internal error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9709,7 +10250,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The ledger or the signing quota is busy; nothing was written, retry after Retry-After seconds */
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
             503: {
                 headers: {
                     /** @description The firm's ledger-writing policy: `"firm-writes";q=<burst>;w=<seconds a drained bucket takes to refill>` */
@@ -9851,7 +10392,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The ledger or the signing quota is busy; nothing was written, retry after Retry-After seconds */
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
             503: {
                 headers: {
                     /** @description The firm's ledger-writing policy: `"firm-writes";q=<burst>;w=<seconds a drained bucket takes to refill>` */
@@ -9936,6 +10477,15 @@ export interface operations {
             };
             /** @description Internal error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10053,6 +10603,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getImpactAssessment: {
@@ -10131,6 +10690,15 @@ export interface operations {
             };
             /** @description Internal error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10297,7 +10865,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The ledger or the signing quota is busy; nothing was written, retry after Retry-After seconds */
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
             503: {
                 headers: {
                     /** @description The firm's ledger-writing policy: `"firm-writes";q=<burst>;w=<seconds a drained bucket takes to refill>` */
@@ -10409,6 +10977,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     listIncidents: {
@@ -10481,6 +11058,15 @@ export interface operations {
             };
             /** @description Internal error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10656,7 +11242,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The ledger or the signing quota is busy; nothing was written, retry after Retry-After seconds */
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
             503: {
                 headers: {
                     /** @description The firm's ledger-writing policy: `"firm-writes";q=<burst>;w=<seconds a drained bucket takes to refill>` */
@@ -10790,6 +11376,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getIncident: {
@@ -10868,6 +11463,15 @@ export interface operations {
             };
             /** @description Internal error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11034,7 +11638,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The ledger or the signing quota is busy; nothing was written, retry after Retry-After seconds */
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
             503: {
                 headers: {
                     /** @description The firm's ledger-writing policy: `"firm-writes";q=<burst>;w=<seconds a drained bucket takes to refill>` */
@@ -11105,6 +11709,15 @@ export interface operations {
             };
             /** @description Internal error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11234,6 +11847,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     listReportLog: {
@@ -11308,6 +11930,15 @@ export interface operations {
             };
             /** @description Internal error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11439,6 +12070,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getBiasReport: {
@@ -11520,6 +12160,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getConsumerDutyReport: {
@@ -11592,6 +12241,15 @@ export interface operations {
             };
             /** @description Internal error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11693,6 +12351,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     listModels: {
@@ -11751,6 +12418,15 @@ export interface operations {
             };
             /** @description Internal error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11830,6 +12506,15 @@ export interface operations {
             };
             /** @description Internal error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11928,6 +12613,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     searchExplainability: {
@@ -12005,6 +12699,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getVulnerabilityReport: {
@@ -12070,6 +12773,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     listWebhooks: {
@@ -12128,6 +12840,15 @@ export interface operations {
             };
             /** @description Internal error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -12252,6 +12973,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     deactivateWebhook: {
@@ -12328,6 +13058,15 @@ export interface operations {
             };
             /** @description Internal error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -12429,6 +13168,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     redeliverWebhookDelivery: {
@@ -12522,6 +13270,15 @@ export interface operations {
             };
             /** @description Internal error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -12656,6 +13413,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     listWitnesses: {
@@ -12714,6 +13480,15 @@ export interface operations {
             };
             /** @description Internal error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -12839,6 +13614,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     deleteWitness: {
@@ -12916,6 +13700,15 @@ export interface operations {
             };
             /** @description Internal error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: a dependency stalled or failed (or, for a ledger write, the ledger or the signing quota is busy); a write that answers 503 was not committed; retry after Retry-After seconds */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -40,7 +40,9 @@ export function isThrottling(error: unknown): boolean {
  *   with Retry-After, and the caller commits nothing with a missing signature.
  * - Other errors pass through unchanged. KMS's transient faults (KMSInternalException, DependencyTimeoutException,
  *   network errors) are retried by the AWS SDK's standard retry strategy inside each attempt; retrying them here
- *   as well would multiply attempts and hide an outage behind the deadline, so they stay 500s (logged).
+ *   as well would multiply attempts and hide an outage behind the deadline. The bounded signer this one wraps
+ *   (shared/adapters/bounded-dependencies.ts, issue 32) turns them, a disabled key and a stalled call into
+ *   DependencyUnavailableError: 503 with Retry-After.
  */
 export class ThrottledSigner implements Signer {
   private readonly inFlight: Semaphore;

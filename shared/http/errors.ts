@@ -1,7 +1,9 @@
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { isTransientFault } from '../adapters/transient-faults.js';
 import { ServiceError, type ErrorCode, type ErrorDetail } from '../errors.js';
-import { logger } from '../runtime/logger.js';
-import { toApiResponse } from './response.js';
+import { dependencyBudgets } from '../runtime/config.js';
+import { DEPENDENCY_UNAVAILABLE_LOG, logger } from '../runtime/logger.js';
+import { toApiResponse, type HttpResult } from './response.js';
 import type { RouteMatch } from './route-matcher.js';
 
 /** The one place where error codes become HTTP statuses. */
@@ -39,6 +41,18 @@ export function errorResponse(
 }
 
 /**
+ * A 503 whose body is not the error envelope but the route's own answer, with Retry-After: GET /health's degraded
+ * report, which names the failing dependency (issue 32).
+ */
+export function unavailableResult(body: unknown): HttpResult {
+  return {
+    statusCode: STATUS_OF.SERVICE_UNAVAILABLE,
+    body,
+    headers: { 'retry-after': String(dependencyBudgets().retryAfterSeconds) },
+  };
+}
+
+/**
  * The answer to a request no route key matches (the local gateway's, and the `$default` function's in AWS):
  * 405 METHOD_NOT_ALLOWED with `Allow` when the path has other methods, else 404 NOT_FOUND.
  */
@@ -60,7 +74,12 @@ export function unmatchedResponse(
   );
 }
 
-/** Maps anything thrown by a handler to the error envelope; unexpected errors are logged and hidden. */
+/**
+ * Maps anything thrown by a handler to the error envelope; unexpected errors are logged and hidden. A dependency's
+ * transient fault (a timeout, a lost connection, a 5xx, throttling: shared/adapters/transient-faults.ts) that no
+ * bounded adapter turned into DependencyUnavailableError yet is answered the same: 503 SERVICE_UNAVAILABLE with
+ * Retry-After, naming no internals (issue 32), never 500.
+ */
 export function toErrorResponse(error: unknown, requestId: string): APIGatewayProxyStructuredResultV2 {
   if (error instanceof ServiceError)
     return errorResponse(
@@ -73,6 +92,17 @@ export function toErrorResponse(error: unknown, requestId: string): APIGatewayPr
   // @middy/http-json-body-parser reports a body that is not JSON as an HTTP error.
   if (isMiddyJsonError(error))
     return errorResponse('VALIDATION_ERROR', 'Request body is not valid JSON', requestId);
+  if (isTransientFault(error)) {
+    logger.warn(DEPENDENCY_UNAVAILABLE_LOG, { requestId, error: error as Error });
+    const retryAfter = String(dependencyBudgets().retryAfterSeconds);
+    return errorResponse(
+      'SERVICE_UNAVAILABLE',
+      'The service is temporarily unavailable; retry the request',
+      requestId,
+      undefined,
+      { 'retry-after': retryAfter },
+    );
+  }
   logger.error('Unhandled error', { requestId, error: error as Error });
   return errorResponse('INTERNAL', 'Internal error', requestId);
 }

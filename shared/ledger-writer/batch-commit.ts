@@ -3,7 +3,9 @@ import { logger } from '../runtime/logger.js';
 import { writeConditionally, type TransactItem } from '../store/conditional-write.js';
 import { committedIntentItem, failIntent } from '../store/append-intent-store.js';
 import { advanceHeadToLastRecord, commitBatch, type SealedAppend } from '../store/ledger-writes.js';
-import { headAt, readHead, type ChainHead } from '../store/ledger-store.js';
+import { getRecordBySequence, headAt, readHead, type ChainHead } from '../store/ledger-store.js';
+import { dependencyBudgets } from '../runtime/config.js';
+import { isUnavailable } from './unavailable.js';
 import {
   checkableTogether,
   conditionChecks,
@@ -143,7 +145,7 @@ export async function commitInBatch(
     const moved = headAt(sealed.at(-1)!.record);
     // The lease is given up with a batch only when nothing is left for a later one, leaving the head it commits.
     const releasing = later.length === 0 ? release?.(moved) : undefined;
-    const outcome = await commitBatch(deps, head, sealed, releasing);
+    const outcome = await commitResolvingDoubt(deps, head, sealed, releasing);
     switch (outcome.kind) {
       case 'committed':
         return {
@@ -188,6 +190,49 @@ export async function commitInBatch(
       `Could not commit a batch of ${entries.length} ledger appends after ${BATCH_ATTEMPTS} attempts`,
     );
   return { head, later, committed: [], released: false };
+}
+
+/**
+ * commitBatch, and when the table does not answer (a timeout, a lost connection: the transaction may or may not
+ * have been applied), finds out instead of failing the batch: an append whose commit succeeded is never answered
+ * with an error (issue 32). The first sealed position says it: its row holding this batch's first record means the
+ * batch committed (one transaction: all or nothing). Otherwise the very same transaction is sent again: its
+ * conditions (the head where it was, every position free) let it apply at most once, so a doubtful attempt applied
+ * late fails them and a second one cannot double it. Gives up (throws the error) after REQUEST_BUDGET_MS without an
+ * answer from the table; only then may a batch be both committed and answered 503 (docs/operations.md, "Faults").
+ */
+async function commitResolvingDoubt(
+  deps: Deps,
+  head: ChainHead,
+  sealed: readonly SealedAppend[],
+  release: TransactItem | undefined,
+): Promise<Awaited<ReturnType<typeof commitBatch>>> {
+  const first = sealed[0]!.record;
+  const committedHere = async () =>
+    (await getRecordBySequence(deps, first.firmId, first.sequenceNumber))?.id === first.id;
+  const deadline = Date.now() + dependencyBudgets().requestBudgetMs;
+  let doubt = false;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const outcome = await commitBatch(deps, head, sealed, release);
+      if (!doubt || outcome.kind === 'committed') return outcome;
+      return (await committedHere()) ? { kind: 'committed' } : outcome;
+    } catch (error) {
+      if (!isUnavailable(error)) throw error;
+      doubt = true;
+      logger.warn('A batch commit went unanswered; finding out whether it was applied', {
+        firmId: first.firmId,
+        sequenceNumber: first.sequenceNumber,
+      });
+      try {
+        if (await committedHere()) return { kind: 'committed' };
+      } catch (readError) {
+        if (!isUnavailable(readError)) throw readError;
+      }
+      if (Date.now() > deadline) throw error;
+      await sleep(Math.min(1_000, 50 * 2 ** attempt));
+    }
+  }
 }
 
 /**

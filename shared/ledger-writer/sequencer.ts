@@ -20,6 +20,8 @@ import {
   type LeaseTaken,
 } from '../store/sequencer-lease-store.js';
 import { ServiceUnavailableError } from '../errors.js';
+import { dependencyBudgets } from '../runtime/config.js';
+import { isUnavailable } from './unavailable.js';
 import { planBatch, type PendingAppend } from './append-batch.js';
 import { archiveBatch } from './archive.js';
 import { subscribersOfFirm } from './dispatch.js';
@@ -37,8 +39,17 @@ import { recordOf } from '../ledger/record.js';
 
 /** A sequencer lease lasts this long unless renewed: the longest a dead holder makes the firm's askers wait. */
 export const LEASE_TTL_MS = 3_000;
-/** An asker gives up (withdrawing its intent, answering 503) after this long: inside API Gateway's 30 s. */
-export const ASK_TIMEOUT_MS = 25_000;
+/**
+ * An asker gives up (withdrawing its intent, answering 503) after REQUEST_BUDGET_MS (8 s by default: with the doubt
+ * below, inside the route functions' 20 s and API Gateway's 30 s; shared/runtime/config.ts).
+ */
+const askTimeoutMs = (): number => dependencyBudgets().requestBudgetMs;
+/**
+ * After its deadline, how long an asker that cannot reach the table goes on trying to learn its append's fate: 3 s,
+ * so that the deadline, this and one call in flight (DEPENDENCY_BUDGET_MS) end within the route functions' 20 s.
+ */
+const ASK_DOUBT_MS = 3_000;
+const askDoubtMs = (): number => ASK_DOUBT_MS;
 /** Intents read per batch; a transaction holds at most 100 items anyway. */
 const INTENTS_PER_READ = 100;
 /** Uncollected results (their asker died) older than this are cleared by the holder. */
@@ -157,7 +168,13 @@ async function takeOrHandOver(deps: Deps, lane: Lane, lookFirst = true): Promise
 async function leaveWhileHeld(deps: Deps, lane: Lane): Promise<boolean> {
   const first = lane.local[0]!;
   const started = Date.now();
-  if (!(await putIntentIfLeaseHeld(deps, first.append, deps.clock.now().getTime()))) return false;
+  try {
+    if (!(await putIntentIfLeaseHeld(deps, first.append, deps.clock.now().getTime()))) return false;
+  } catch (error) {
+    // The table did not answer: the intent may be there, so the append waits for its fate like any intent's
+    // (an error now could answer an append a holder commits later, issue 32). awaitRecord settles it.
+    if (!isUnavailable(error)) throw error;
+  }
   lane.leaseSeenHeldAt = Date.now();
   lane.local.shift();
   awaitRecord(deps, lane, first.append, started).then(first.settle, first.settle);
@@ -183,11 +200,21 @@ function failAll(appends: readonly LocalAppend[], error: Error): void {
  */
 async function waitAsIntent(deps: Deps, lane: Lane, append: PendingAppend): Promise<Sequenced> {
   const started = Date.now();
-  await putIntent(deps, append);
+  try {
+    await putIntent(deps, append);
+  } catch (error) {
+    // Unanswered: the intent may have been written, and a holder may commit it (see leaveWhileHeld).
+    if (!isUnavailable(error)) throw error;
+  }
   return awaitRecord(deps, lane, append, started);
 }
 
-/** Waits for the record of an intent left at `started` (see waitAsIntent). */
+/**
+ * Waits for the record of an intent left at `started` (see waitAsIntent). Commit ⇒ record (issue 32): the asker
+ * answers an error only once it knows its append was not committed and never will be: its intent withdrawn, or
+ * marked failed, or (the table unreachable past its deadline) never found. A look the table does not answer is
+ * simply looked again; after REQUEST_BUDGET_MS the intent is withdrawn (503 with Retry-After).
+ */
 async function awaitRecord(
   deps: Deps,
   lane: Lane,
@@ -201,34 +228,63 @@ async function awaitRecord(
     await sleep(wait);
     if (look === 1) firstLookAt = Date.now();
     wait = Math.min(POLL_MAX_MS, POLL_STEP_MS * look);
-    const record = await getRecordById(deps, append.firmId, append.recordId);
-    if (record) {
-      lane.firstLookMs = firstLookAfter(firstWait, look, Date.now() - firstLookAt);
-      const committed = recordOf(record);
-      return { status: 'committed', record: committed, body: canonicalJson(committed) };
-    }
-    if (look % SLOW_CHECK_EVERY !== 0) continue;
-    const state = await readIntent(deps, append.firmId, append.recordId);
-    if (state?.state === 'FAILED') {
-      await deleteIntent(deps, append.firmId, append.recordId);
-      return { status: 'failed', failedItem: state.failedItem };
-    }
-    // Taken away: committed, and the record-id index has not caught up yet (it is eventually consistent).
-    if (state === null) continue;
-    if (Date.now() - started > ASK_TIMEOUT_MS) {
-      const withdrawn = await withdrawIntent(deps, append.firmId, append.recordId);
-      if (withdrawn.status === 'committed')
-        throw new ServiceUnavailableError('The ledger is busy; retry the request', 1);
-      continue; // it settled meanwhile: the next look finds the record or the failure
-    }
-    // Is anyone sequencing? A holder that died leaves the lease to run out.
-    if (lane.state === 'idle') {
-      const lease = await readLease(deps, append.firmId);
-      if (!lease || lease.until < deps.clock.now().getTime())
-        void outsideRequest(() => takeOrHandOver(deps, lane, false));
-      else lane.leaseSeenHeldAt = Date.now();
+    try {
+      const settled = await lookForRecord(deps, lane, append, started, look, firstWait, firstLookAt);
+      if (settled) return settled;
+    } catch (error) {
+      if (!isUnavailable(error)) throw error;
+      // The table did not answer. Past the deadline and the doubt that follows it, nothing more can be learnt in
+      // this request: 503. The intent may still be committed by a holder once the table answers again: the one
+      // case of an error for a committed append (docs/operations.md, "Faults"; an Idempotency-Key's retry says so).
+      if (Date.now() - started > askTimeoutMs() + askDoubtMs()) throw error;
     }
   }
+}
+
+/** One look of awaitRecord: the record, the append's failure or withdrawal, or undefined (look again). */
+async function lookForRecord(
+  deps: Deps,
+  lane: Lane,
+  append: PendingAppend,
+  started: number,
+  look: number,
+  firstWait: number,
+  firstLookAt: number,
+): Promise<Sequenced | undefined> {
+  const record = await getRecordById(deps, append.firmId, append.recordId);
+  if (record) {
+    lane.firstLookMs = firstLookAfter(firstWait, look, Date.now() - firstLookAt);
+    const committed = recordOf(record);
+    return { status: 'committed', record: committed, body: canonicalJson(committed) };
+  }
+  if (look % SLOW_CHECK_EVERY !== 0) return undefined;
+  const state = await readIntent(deps, append.firmId, append.recordId);
+  if (state?.state === 'FAILED') {
+    await deleteIntent(deps, append.firmId, append.recordId);
+    return { status: 'failed', failedItem: state.failedItem };
+  }
+  const late = Date.now() - started > askTimeoutMs();
+  // Taken away: committed, and the record-id index has not caught up yet (it is eventually consistent). Or, when
+  // writing it went unanswered, never written: long past the deadline and still no record says so.
+  if (state === null) {
+    if (late && Date.now() - started > askTimeoutMs() + askDoubtMs())
+      throw new ServiceUnavailableError('The ledger is busy; retry the request', 1);
+    return undefined;
+  }
+  if (late) {
+    const withdrawn = await withdrawIntent(deps, append.firmId, append.recordId);
+    if (withdrawn.status === 'committed')
+      throw new ServiceUnavailableError('The ledger is busy; retry the request', 1);
+    return undefined; // it settled meanwhile: the next look finds the record or the failure
+  }
+  // Is anyone sequencing? A holder that died leaves the lease to run out.
+  if (lane.state === 'idle') {
+    const lease = await readLease(deps, append.firmId);
+    if (!lease || lease.until < deps.clock.now().getTime())
+      void outsideRequest(() => takeOrHandOver(deps, lane, false));
+    else lane.leaseSeenHeldAt = Date.now();
+  }
+  return undefined;
 }
 
 /**

@@ -9,11 +9,19 @@ export const health = route({
   head: true,
   handler: 'functions/platform/health',
   auth: PUBLIC,
-  permissions: {},
+  // Each dependency is asked one cheap question (shared/services/health.ts): a main-table read of a key no one
+  // writes, the key's public key, the head of an object no one writes. Reads only: a public route writes nothing,
+  // so in AWS the queue is watched by its alarm, not asked here (granting a send would be a write).
+  permissions: { main: 'read', publicKey: true, immutable: 'read' },
   tag: 'Public',
   summary: 'Service health',
+  description:
+    'Asks each dependency (database, signer, object store, queue) within a short budget: 200 with status ok, or 503 with status degraded and Retry-After naming which dependency is failing.',
   request: {},
-  responses: { 200: { description: 'The service is up', schema: Health } },
+  responses: {
+    200: { description: 'The service and its dependencies are up', schema: Health },
+    503: { description: 'A dependency is failing (see dependencies)', schema: Health },
+  },
 });
 
 export const signingKey = route({

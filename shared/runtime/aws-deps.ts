@@ -4,13 +4,29 @@ import { KmsSigner } from '../adapters/aws/kms-signer.js';
 import { emfSignMetrics } from '../adapters/aws/sign-metrics.js';
 import { S3ObjectStore } from '../adapters/aws/s3-object-store.js';
 import { SqsQueue } from '../adapters/aws/sqs-queue.js';
-import { ThrottledSigner } from '../adapters/throttled-signer.js';
+import {
+  BoundedObjectStore,
+  BoundedQueue,
+  BoundedSigner,
+  boundedDb,
+} from '../adapters/bounded-dependencies.js';
+import { isThrottling, ThrottledSigner } from '../adapters/throttled-signer.js';
+import type { ObjectStore } from '../ports/object-store.js';
+import type { Queue } from '../ports/queue.js';
 import { systemClock } from '../ports/clock.js';
 import { noteSignerOf, type NoteSigner } from '../ports/note-signer.js';
 import type { Signer } from '../ports/signer.js';
 import { createDocumentClient } from '../store/dynamo.js';
 import { once } from '../once.js';
-import { ENV, optionalEnv, QUEUE_URL_ENV, requireEnv, signerLimits } from './config.js';
+import {
+  dependencyBudgets,
+  ENV,
+  optionalEnv,
+  QUEUE_URL_ENV,
+  requireEnv,
+  sdkClientBudget,
+  signerLimits,
+} from './config.js';
 import { registerDepsFactory, type Deps } from './deps.js';
 
 /**
@@ -29,13 +45,15 @@ function notBundled(client: string): never {
 }
 
 /**
- * KMS behind the Sign throttling wrapper, with Sign metrics (docs/architecture.md §5); a function that may only read
- * the public key (GLS_BUNDLE_SIGN "false") gets the bare signer, so its bundle carries none of it.
+ * KMS within its time budget (issue 32) behind the Sign throttling wrapper, with Sign metrics (docs/architecture.md
+ * §5); a function that may only read the public key (GLS_BUNDLE_SIGN "false") gets the bounded signer without the
+ * throttling wrapper, so its bundle carries none of it.
  */
 function withSignLimits(kms: Signer): Signer {
+  const bounded = new BoundedSigner(kms, dependencyBudgets(), isThrottling);
   return process.env.GLS_BUNDLE_SIGN === 'false'
-    ? kms
-    : new ThrottledSigner(kms, { ...signerLimits(), metrics: emfSignMetrics() });
+    ? bounded
+    : new ThrottledSigner(bounded, { ...signerLimits(), metrics: emfSignMetrics() });
 }
 
 /**
@@ -57,11 +75,25 @@ export function createAwsDeps(): Deps {
   let kmsClient: (() => Promise<KMSClient>) | undefined;
   const sharedClient = (load: () => Promise<KMSClient>) => (kmsClient ??= once(load));
   let noteSigner: NoteSigner | undefined;
-  let objects: S3ObjectStore | undefined;
-  let queue: SqsQueue | undefined;
+  let objects: ObjectStore | undefined;
+  let queue: Queue | undefined;
   let oidc: Deps['oidc'] | undefined;
+  // Every client's attempts, timeouts and retries, and every call's budget, from one place (issue 32).
+  const budgets = dependencyBudgets();
+  const clientBudget = sdkClientBudget(budgets);
+  const sqsQueue = () =>
+    new SqsQueue(
+      async () => new (await import('@aws-sdk/client-sqs')).SQSClient(clientBudget),
+      (name) => requireEnv(QUEUE_URL_ENV[name]),
+    );
   return {
-    db: createDocumentClient(process.env[ENV.dynamoEndpoint]),
+    db: boundedDb(
+      createDocumentClient(
+        process.env[ENV.dynamoEndpoint],
+        sdkClientBudget(budgets, { retryTimedOut: false }),
+      ),
+      budgets,
+    ),
     tables: {
       get main() {
         return requireEnv(ENV.mainTable);
@@ -81,7 +113,7 @@ export function createAwsDeps(): Deps {
         : cachedSigner(keyId, (id) =>
             withSignLimits(
               new KmsSigner(
-                sharedClient(async () => new (await import('@aws-sdk/client-kms')).KMSClient({})),
+                sharedClient(async () => new (await import('@aws-sdk/client-kms')).KMSClient(clientBudget)),
                 id,
               ),
             ),
@@ -103,25 +135,36 @@ export function createAwsDeps(): Deps {
     get objects() {
       return process.env.GLS_BUNDLE_S3 === 'false'
         ? notBundled('S3')
-        : (objects ??= new S3ObjectStore(async () => new (await import('@aws-sdk/client-s3')).S3Client({}), {
-            get immutable() {
-              return requireEnv(ENV.immutableBucket);
-            },
-            get uploads() {
-              return requireEnv(ENV.uploadsBucket);
-            },
-            get certificates() {
-              return requireEnv(ENV.certificatesBucket);
-            },
-          }));
+        : (objects ??= new BoundedObjectStore(
+            new S3ObjectStore(async () => new (await import('@aws-sdk/client-s3')).S3Client(clientBudget), {
+              get immutable() {
+                return requireEnv(ENV.immutableBucket);
+              },
+              get uploads() {
+                return requireEnv(ENV.uploadsBucket);
+              },
+              get certificates() {
+                return requireEnv(ENV.certificatesBucket);
+              },
+            }),
+            budgets,
+          ));
     },
     get queue() {
       return process.env.GLS_BUNDLE_SQS === 'false'
         ? notBundled('SQS')
-        : (queue ??= new SqsQueue(
-            async () => new (await import('@aws-sdk/client-sqs')).SQSClient({}),
-            (name) => requireEnv(QUEUE_URL_ENV[name]),
-          ));
+        : (queue ??= new BoundedQueue(sqsQueue(), budgets));
+    },
+    // GET /health's own question (issue 32): KMS's public key, uncached. The queue is not asked in AWS: the health
+    // route writes nothing, and sending is the only SQS grant there is; its alarm watches it (lib/monitoring.ts).
+    probes: {
+      signer: () =>
+        process.env.GLS_BUNDLE_KMS === 'false'
+          ? notBundled('KMS')
+          : new KmsSigner(
+              sharedClient(async () => new (await import('@aws-sdk/client-kms')).KMSClient(clientBudget)),
+              requireEnv(ENV.signingKeyId),
+            ).probe(),
     },
     clock: systemClock,
     get oidc() {

@@ -97,6 +97,21 @@ export const ENV = {
   firmWriteSlotSeconds: 'FIRM_WRITE_SLOT_SECONDS',
   /** Age (hours) of a firm's last backup reconciliation before the scheduled run reconciles it again (issue 14). */
   backupReconcileMaxAgeHours: 'RECONCILE_MAX_AGE_HOURS',
+  /** One attempt of a dependency call (DynamoDB, KMS, S3, SQS): the SDK's request timeout (ms, issue 32). */
+  dependencyTimeoutMs: 'DEPENDENCY_TIMEOUT_MS',
+  /** Opening a connection to a dependency (ms): the SDK's connection timeout. */
+  dependencyConnectTimeoutMs: 'DEPENDENCY_CONNECT_TIMEOUT_MS',
+  /** Attempts per dependency call, the first included (the SDK's standard retry strategy). */
+  dependencyMaxAttempts: 'DEPENDENCY_MAX_ATTEMPTS',
+  /** One dependency call, every attempt and backoff included (ms): past it the request answers 503. */
+  dependencyBudgetMs: 'DEPENDENCY_BUDGET_MS',
+  /**
+   * How long a ledger append waits for its record before it gives up (ms): its intent is withdrawn and the request
+   * answers 503 with Retry-After (docs/architecture.md §5). Inside the route functions' timeout.
+   */
+  requestBudgetMs: 'REQUEST_BUDGET_MS',
+  /** The budget of each dependency check of GET /health (ms). */
+  healthCheckTimeoutMs: 'HEALTH_CHECK_TIMEOUT_MS',
   /** A firm with new records gets a new checkpoint within this long of their commit (ms, default 1000, 0: off; issue 31). */
   checkpointIntervalMs: 'CHECKPOINT_INTERVAL_MS',
   /**
@@ -146,6 +161,64 @@ export function signerLimits(): { deadlineMs: number; maxInFlight: number } {
   return {
     deadlineMs: intEnv(ENV.signerDeadlineMs, 5_000),
     maxInFlight: Math.max(1, intEnv(ENV.signerMaxInFlight, 8)),
+  };
+}
+
+/**
+ * The time budgets of dependency calls (issue 32, docs/operations.md "Faults"), the same in AWS and locally. An
+ * attempt is bounded by `timeoutMs` (SDK requestHandler requestTimeout; the local adapters' own bound), a connection
+ * by `connectTimeoutMs`; the SDK's standard retry strategy makes up to `maxAttempts` attempts; and the whole call,
+ * attempts and backoff together, by `budgetMs` (shared/adapters/bounded-dependencies.ts), past which it fails with
+ * DependencyUnavailableError (503 with Retry-After). `requestBudgetMs` bounds a ledger append's wait for its record.
+ * The defaults keep every request far inside the route functions' 20 s (lib/service-function.ts) and API Gateway's
+ * 30 s.
+ */
+export interface DependencyBudgets {
+  timeoutMs: number;
+  connectTimeoutMs: number;
+  maxAttempts: number;
+  budgetMs: number;
+  requestBudgetMs: number;
+  healthCheckTimeoutMs: number;
+  /** The Retry-After (seconds) of a 503 for an unavailable dependency. */
+  retryAfterSeconds: number;
+}
+
+export function dependencyBudgets(): DependencyBudgets {
+  const timeoutMs = Math.max(1, intEnv(ENV.dependencyTimeoutMs, 3_000));
+  const maxAttempts = Math.max(1, intEnv(ENV.dependencyMaxAttempts, 3));
+  return {
+    timeoutMs,
+    connectTimeoutMs: Math.max(1, intEnv(ENV.dependencyConnectTimeoutMs, 1_000)),
+    maxAttempts,
+    budgetMs: Math.max(1, intEnv(ENV.dependencyBudgetMs, 6_000)),
+    requestBudgetMs: Math.max(1, intEnv(ENV.requestBudgetMs, 8_000)),
+    healthCheckTimeoutMs: Math.max(1, intEnv(ENV.healthCheckTimeoutMs, 1_000)),
+    retryAfterSeconds: 2,
+  };
+}
+
+/**
+ * The SDK client settings of the budgets (every AWS client of both composition roots): request and connection
+ * timeouts per attempt, and the standard retry strategy with `maxAttempts`. `retryTimedOut` false (DynamoDB): an
+ * attempt past its request timeout is logged, not abandoned and retried, because a retried conditional write could
+ * meet its own first attempt (a "lost race" that was its own success); the call's budget (withinBudget) ends it
+ * instead, and the ledger writer finds out whether a doubtful commit applied (docs/operations.md, "Faults"). A refused
+ * or broken connection is retried either way. KMS Sign, S3's conditional put (an identical copy counts as done) and
+ * SQS's at-least-once send are safe to retry.
+ */
+export function sdkClientBudget(
+  budgets: DependencyBudgets = dependencyBudgets(),
+  options: { retryTimedOut: boolean } = { retryTimedOut: true },
+) {
+  return {
+    maxAttempts: budgets.maxAttempts,
+    retryMode: 'standard' as const,
+    requestHandler: {
+      requestTimeout: budgets.timeoutMs,
+      connectionTimeout: budgets.connectTimeoutMs,
+      throwOnRequestTimeout: options.retryTimedOut,
+    },
   };
 }
 

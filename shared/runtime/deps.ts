@@ -4,6 +4,14 @@ import type { ObjectStore } from '../ports/object-store.js';
 import type { Queue } from '../ports/queue.js';
 import type { NoteSigner } from '../ports/note-signer.js';
 import type { Signer } from '../ports/signer.js';
+import type { Dependency } from '../errors.js';
+
+/**
+ * A composition root's own way of asking a dependency "are you there?" for GET /health (issue 32), where the
+ * default (shared/services/health.ts) would not ask it: the KMS key's public key uncached, the SQS queue, the
+ * local queue's fault switch.
+ */
+export type DependencyProbes = Partial<Record<Dependency, () => Promise<unknown>>>;
 
 export interface OidcConfig {
   issuer: string;
@@ -33,6 +41,8 @@ export interface Deps {
   queue: Queue;
   clock: Clock;
   oidc: OidcConfig;
+  /** Health probes of this root, in place of the defaults (shared/services/health.ts). */
+  probes?: DependencyProbes;
 }
 
 let current: Deps | undefined;

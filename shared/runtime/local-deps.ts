@@ -8,14 +8,27 @@ import { LocalNoteSigner } from '../adapters/local/local-note-signer.js';
 import { LocalSigner } from '../adapters/local/local-signer.js';
 import type { SignerQuota } from '../adapters/local/signer-quota.js';
 import { meteredDb, type DynamoMeter } from '../adapters/local/dynamo-meter.js';
-import { ThrottledSigner } from '../adapters/throttled-signer.js';
+import { isThrottling, ThrottledSigner } from '../adapters/throttled-signer.js';
+import {
+  BoundedObjectStore,
+  BoundedQueue,
+  BoundedSigner,
+  boundedDb,
+} from '../adapters/bounded-dependencies.js';
+import type { FaultSwitch } from '../adapters/local/fault-switch.js';
+import {
+  FaultyObjectStore,
+  FaultyQueue,
+  FaultySigner,
+  underFault,
+} from '../adapters/local/faulty-adapters.js';
 import { systemClock } from '../ports/clock.js';
 import { noteSignerOf } from '../ports/note-signer.js';
 import type { Queue } from '../ports/queue.js';
 import type { Signer } from '../ports/signer.js';
 import { createDocumentClient } from '../store/dynamo.js';
 import { tableName } from '../store/tables.js';
-import { ENV, intEnv, signerLimits } from './config.js';
+import { dependencyBudgets, ENV, intEnv, sdkClientBudget, signerLimits } from './config.js';
 import type { Deps } from './deps.js';
 
 export const LOCAL_TABLES = {
@@ -66,18 +79,35 @@ export function createLocalDeps(options: {
   signerQuota?: SignerQuota;
   /** Counts the DynamoDB reads (LOCAL_DYNAMO_METRICS, shared/adapters/local/dynamo-meter.ts). */
   dynamoMeter?: DynamoMeter;
+  /** The stack's fault switch (POST /__local/faults, shared/adapters/local/fault-switch.ts). */
+  faults?: FaultSwitch;
 }): Deps {
   const paths = localPaths(options.dataDir);
   const signerOptions = {
     latencyMs: intEnv(ENV.signerLatencyMs, 0),
     ...(options.signerQuota ? { quota: options.signerQuota } : {}),
   };
-  const signer = new ThrottledSigner(new LocalSigner(paths.signingKey, signerOptions), signerLimits());
+  // The same budgets as in AWS (issue 32): the DynamoDB client's timeouts and retries, every call's budget.
+  const budgets = dependencyBudgets();
+  const faults = options.faults;
+  const signerOf = (local: LocalSigner) =>
+    new ThrottledSigner(
+      new BoundedSigner(faults ? new FaultySigner(local, faults) : local, budgets, isThrottling),
+      signerLimits(),
+    );
+  const signer = signerOf(new LocalSigner(paths.signingKey, signerOptions));
   const signers = new Map<string, Signer>([[signer.keyId, signer]]);
+  const documents = createDocumentClient(
+    options.dynamoEndpoint,
+    sdkClientBudget(budgets, { retryTimedOut: false }),
+  );
+  const objects = new FsObjectStore(paths.objects, {
+    baseUrl: options.baseUrl,
+    secret: new UrlSigningSecret(paths.urlSigningSecret),
+  });
+  const queue = options.queue ?? new LocalQueue();
   return {
-    db: options.dynamoMeter
-      ? meteredDb(createDocumentClient(options.dynamoEndpoint), options.dynamoMeter)
-      : createDocumentClient(options.dynamoEndpoint),
+    db: boundedDb(options.dynamoMeter ? meteredDb(documents, options.dynamoMeter) : documents, budgets),
     tables: LOCAL_TABLES,
     signer,
     signerFor(keyId) {
@@ -86,10 +116,7 @@ export function createLocalDeps(options: {
         const prefix = /^local:([0-9a-f]{16})$/.exec(keyId)?.[1];
         if (!prefix) throw new Error(`Not a local signing key id: ${keyId}`);
         const file = paths.rotatedSigningKey(prefix);
-        found = new ThrottledSigner(
-          new LocalSigner(file, { ...signerOptions, create: false }),
-          signerLimits(),
-        );
+        found = signerOf(new LocalSigner(file, { ...signerOptions, create: false }));
         signers.set(keyId, found);
       }
       return found;
@@ -97,12 +124,13 @@ export function createLocalDeps(options: {
     noteSigner: noteSignerOf(
       new ThrottledSigner(new LocalNoteSigner(paths.checkpointKey, signerOptions), signerLimits()),
     ),
-    objects: new FsObjectStore(paths.objects, {
-      baseUrl: options.baseUrl,
-      secret: new UrlSigningSecret(paths.urlSigningSecret),
-    }),
-    queue: options.queue ?? new LocalQueue(),
+    objects: new BoundedObjectStore(faults ? new FaultyObjectStore(objects, faults) : objects, budgets),
+    queue: new BoundedQueue(faults ? new FaultyQueue(queue, faults) : queue, budgets),
     clock: systemClock,
+    // The in-process queue has no one to ask but the fault switch (GET /health, issue 32).
+    probes: {
+      queue: () => (faults ? underFault(faults, 'queue', async () => undefined) : Promise.resolve()),
+    },
     oidc: {
       issuer: DEV_ISSUER,
       audience: DEV_AUDIENCE,

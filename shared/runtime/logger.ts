@@ -15,6 +15,13 @@ export const logger = new Logger({
 export const VERIFICATION_FAILED_LOG = 'Chain verification found broken records';
 
 /**
+ * Logged (WARN, with `dependency`) when a dependency call stalled past its budget or failed with a transient fault
+ * and the request answers 503 (shared/adapters/bounded-dependencies.ts). A metric filter counts it per dependency
+ * and an alarm fires on it (lib/monitoring.ts): keep the text stable.
+ */
+export const DEPENDENCY_UNAVAILABLE_LOG = 'Dependency unavailable';
+
+/**
  * Logged (ERROR) once per ledger row the tamper watch finds changed or removed outside the service, and for every
  * chain head removed (shared/services/integrity/tamper-watch.ts). In AWS a metric filter turns it into the
  * LEDGER_TAMPERING_DETECTED metric, and an alarm fires on one (lib/monitoring.ts): keep the text stable.

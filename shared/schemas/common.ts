@@ -102,7 +102,21 @@ export function paged<T extends z.ZodType>(item: T, id: string) {
 
 export const IdParam = z.object({ id: WellFormedString.min(1).max(200) });
 
-export const Health = z.object({ status: z.string(), timestamp: Timestamp }).meta({ id: 'Health' });
+const DependencyHealth = z.enum(['ok', 'failing']);
+export const Health = z
+  .object({
+    status: z.enum(['ok', 'degraded']),
+    dependencies: z
+      .object({
+        database: DependencyHealth,
+        signer: DependencyHealth,
+        objects: DependencyHealth,
+        queue: DependencyHealth,
+      })
+      .meta({ description: 'Each dependency: ok, or failing (timed out or failed within its check budget)' }),
+    timestamp: Timestamp,
+  })
+  .meta({ id: 'Health' });
 
 export const SigningKey = z
   .object({

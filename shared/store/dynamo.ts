@@ -28,9 +28,14 @@ export interface TableNames {
 
 /**
  * The document client every store uses; `endpoint` points it at DynamoDB Local. The client (and the SDK) is
- * created on the first command sent, once; a failed creation is retried on the next.
+ * created on the first command sent, once; a failed creation is retried on the next. `budget` is the
+ * composition root's timeouts and retries (sdkClientBudget in shared/runtime/config.ts); without it, the SDK's
+ * defaults with 5 attempts (ledgerctl, tests).
  */
-export function createDocumentClient(endpoint?: string): DocumentDb {
+export function createDocumentClient(
+  endpoint?: string,
+  budget: DynamoSdk.DynamoDBClientConfig = { maxAttempts: 5 },
+): DocumentDb {
   const client = once(async () => {
     const [{ DynamoDBClient }, { DynamoDBDocumentClient }] = await Promise.all([dynamoSdk(), documentSdk()]);
     const low = new DynamoDBClient(
@@ -39,9 +44,9 @@ export function createDocumentClient(endpoint?: string): DocumentDb {
             endpoint,
             region: 'local',
             credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-            maxAttempts: 5,
+            ...budget,
           }
-        : { maxAttempts: 5 },
+        : budget,
     );
     return DynamoDBDocumentClient.from(low, {
       marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false },

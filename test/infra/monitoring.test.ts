@@ -1,10 +1,16 @@
 import { Match, type Template } from 'aws-cdk-lib/assertions';
-import { ROUTES } from '../../shared/routes.js';
+import { httpRoutes, ROUTES } from '../../shared/routes.js';
 import {
+  DEPENDENCY_UNAVAILABLE_LOG,
   TAMPERING_DETECTED_LOG,
   VERIFICATION_FAILED_LOG,
   WITNESS_REFUSED_LOG,
 } from '../../shared/runtime/logger.js';
+import {
+  AREA_5XX_ALARM_THRESHOLD,
+  DEPENDENCY_ALARM_THRESHOLD,
+  WATCHED_DEPENDENCIES,
+} from '../../lib/monitoring.js';
 import { WORKERS } from '../../shared/workers/table.js';
 import { synth } from './synth.js';
 import { functionIdByDescription, referencedId, resources } from './template-graph.js';
@@ -141,12 +147,69 @@ describe('monitoring', () => {
     });
   });
 
+  it('counts dependency calls given up (503) per dependency over every function, and alarms on each', () => {
+    const filters = Object.values(resources(template, 'AWS::Logs::MetricFilter')).filter(
+      (filter) => filter.Properties.MetricTransformations[0].MetricName === 'DependencyUnavailable',
+    );
+    expect(filters).toHaveLength(2); // the routes' log group and the workers'
+    for (const filter of filters) {
+      expect(filter.Properties.FilterPattern).toBe(`{ $.message = "${DEPENDENCY_UNAVAILABLE_LOG}" }`);
+      expect(filter.Properties.MetricTransformations[0].Dimensions).toEqual([
+        { Key: 'Dependency', Value: '$.dependency' },
+      ]);
+    }
+    for (const dependency of WATCHED_DEPENDENCIES) {
+      const alarm = alarmsOf(template).find(
+        (a) => a.Properties.AlarmName === `gls-prod-dependency-${dependency}-unavailable`,
+      )!;
+      expect(alarm.Properties.Threshold).toBe(DEPENDENCY_ALARM_THRESHOLD);
+      expect(alarm.Properties.Metrics[0].MetricStat.Metric).toEqual({
+        Namespace: 'GovernanceLedger/prod',
+        MetricName: 'DependencyUnavailable',
+        Dimensions: [{ Name: 'Dependency', Value: dependency }],
+      });
+    }
+  });
+
+  it('counts 5xx (503 included) per route key from the access logs and alarms per route area, every route covered', () => {
+    const filter = Object.values(resources(template, 'AWS::Logs::MetricFilter')).find(
+      (f) => f.Properties.MetricTransformations[0].MetricName === 'ServerErrors',
+    )!;
+    expect(filter.Properties.FilterPattern).toBe('{ $.status >= 500 }');
+    expect(filter.Properties.MetricTransformations[0].Dimensions).toEqual([
+      { Key: 'RouteKey', Value: '$.routeKey' },
+    ]);
+    const areaAlarms = alarmsOf(template).filter((a) =>
+      /^gls-prod-.+-5xx(-\d+)?$/.test(a.Properties.AlarmName),
+    );
+    const covered = areaAlarms.flatMap((a) =>
+      a.Properties.Metrics.filter((m: any) => m.MetricStat).map(
+        (m: any) => m.MetricStat.Metric.Dimensions[0].Value,
+      ),
+    );
+    expect(covered.sort()).toEqual(
+      httpRoutes()
+        .map(({ method, path }) => `${method} ${path}`)
+        .sort(),
+    );
+    for (const alarm of areaAlarms) {
+      expect(alarm.Properties.Threshold).toBe(AREA_5XX_ALARM_THRESHOLD);
+      expect(alarm.Properties.Metrics.filter((m: any) => m.MetricStat).length).toBeLessThanOrEqual(10);
+    }
+    expect(areaAlarms.map((a) => a.Properties.AlarmName)).toContain('gls-prod-ledger-5xx');
+  });
+
   it("counts LEDGER_TAMPERING_DETECTED from every function's log group and alarms on the first (issue 32)", () => {
     const all = Object.values(resources(template, 'AWS::Logs::MetricFilter'));
     const tampering = all.filter(
       (filter) => filter.Properties.FilterPattern === `{ $.message = "${TAMPERING_DETECTED_LOG}" }`,
     );
-    const logGroups = new Set(all.map((filter) => referencedId(filter.Properties.LogGroupName)));
+    // Every function's log group (those the failed-verification filters watch; the access logs are not one).
+    const logGroups = new Set(
+      all
+        .filter((filter) => filter.Properties.MetricTransformations[0].MetricName === 'FailedVerifications')
+        .map((filter) => referencedId(filter.Properties.LogGroupName)),
+    );
     expect(new Set(tampering.map((filter) => referencedId(filter.Properties.LogGroupName)))).toEqual(
       logGroups,
     );

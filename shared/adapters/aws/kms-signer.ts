@@ -31,6 +31,15 @@ export class KmsSigner implements Signer {
     return Signature;
   }
 
+  /** Asks KMS for the key's public key without the cache: GET /health's probe (issue 32). */
+  async probe(): Promise<void> {
+    const [client, { GetPublicKeyCommand }] = await Promise.all([
+      this.client(),
+      import('@aws-sdk/client-kms'),
+    ]);
+    await client.send(new GetPublicKeyCommand({ KeyId: this.keyId }));
+  }
+
   publicKeySpki(): Promise<Uint8Array> {
     this.spki ??= Promise.all([this.client(), import('@aws-sdk/client-kms')])
       .then(([client, { GetPublicKeyCommand }]) =>

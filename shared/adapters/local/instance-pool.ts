@@ -19,6 +19,8 @@ export interface Invocation {
   value: unknown;
   /** Index of the instance that ran it. */
   instance: number;
+  /** How long it ran on the instance, ms (Lambda's duration: without the wait for a free instance). */
+  runMs: number;
 }
 
 interface Instance {
@@ -71,13 +73,14 @@ export class InstancePool {
   async invoke(module: string, name: string, event: unknown): Promise<Invocation> {
     const instance = await this.take(invocationLane(name, event));
     const id = this.nextId++;
+    const started = Date.now();
     try {
       const value = await new Promise<unknown>((resolve, reject) => {
         instance.running = { id, resolve, reject };
         this.thaw(instance.index);
         instance.worker.postMessage({ kind: 'invoke', id, module, name, event } satisfies ToInstance);
       });
-      return { value, instance: instance.index };
+      return { value, instance: instance.index, runMs: Date.now() - started };
     } finally {
       instance.running = undefined;
       this.give(instance);

@@ -18,6 +18,7 @@ import { handlerModules } from './handler-modules.js';
 import { InstanceQueue } from './instance-queue.js';
 import { lambdaContext } from './local-queue.js';
 import { SignerQuota } from './signer-quota.js';
+import { FaultSwitch } from './fault-switch.js';
 import { DynamoMeter } from './dynamo-meter.js';
 
 const port = parentPort!;
@@ -33,6 +34,7 @@ installDeps(
     baseUrl: data.baseUrl,
     queue,
     signerQuota: SignerQuota.attach(data.signerQuota),
+    ...(data.faults ? { faults: FaultSwitch.attach(data.faults) } : {}),
     ...(data.dynamoMeter ? { dynamoMeter: DynamoMeter.attach(data.dynamoMeter) } : {}),
   }),
 );

@@ -30,7 +30,11 @@ function answer(
 }
 
 const envelope = (code: string) => ({ error: { code, message: 'm', requestId: 'r' } });
-const health = { status: 'ok', timestamp: '2026-11-26T13:00:00.000Z' };
+const health = {
+  status: 'ok',
+  dependencies: { database: 'ok', signer: 'ok', objects: 'ok', queue: 'ok' },
+  timestamp: '2026-11-26T13:00:00.000Z',
+};
 
 describe('the answer check', () => {
   it('passes documented answers: body, error envelope, empty 204, HEAD without body', () => {
