@@ -118,7 +118,7 @@ export class GovernanceLedgerStack extends Stack {
           }
         : {}),
     });
-    if (replicaBucket) this.addDependency(replicaBucket, 'replication needs its destination bucket');
+    if (replicaBucket) this.addStackDependency(replicaBucket, 'replication needs its destination bucket');
     // ledgerctl signing-key rotate --stage writes each key-history version to this bucket (docs/deploy.md).
     new CfnOutput(this, 'ImmutableBucketName', {
       description: 'The immutable (Object Lock) bucket: ledger records and signing-key history versions',
@@ -143,7 +143,7 @@ export class GovernanceLedgerStack extends Stack {
           crossRegionReferences: true,
           terminationProtection: stage.production,
           tags: { service: 'governance-ledger', stage: stage.name },
-        }).addDependency(this, 'replicas refer to the primary keys');
+        }).addStackDependency(this, 'replicas refer to the primary keys');
     }
     this.auth = new Auth(this, 'Auth', { stage, external: oidc });
     // Before any function binds the verifier: the console's app client joins the accepted audiences.

@@ -5,6 +5,11 @@ import { resources } from './template-graph.js';
 
 /** CloudFormation refuses a template of more than 500 resources; keep each far below for new routes. */
 const TEMPLATE_BUDGET = 300;
+/**
+ * The root holds every route key and the monitoring; raised from 300 on 2026-11-28 (docs/architecture.md §9: the
+ * next move is monitoring into a nested stack of its own, with new alarm names).
+ */
+const ROOT_BUDGET = 350;
 
 /**
  * Logical ids of the resources whose replacement would lose data or change what clients hold (tables,
@@ -48,12 +53,13 @@ describe.each(['dev', 'prod'])('the %s templates', (stage) => {
     root = templates[0]!;
   });
 
-  it(`hold at most ${TEMPLATE_BUDGET} resources each`, () => {
-    const counts = templates.map(({ path, template }) => ({
+  it(`hold at most ${ROOT_BUDGET} resources in the root and ${TEMPLATE_BUDGET} in each nested stack`, () => {
+    const counts = templates.map(({ path, template }, i) => ({
       path,
       count: Object.keys((template.toJSON() as { Resources: object }).Resources).length,
+      budget: i === 0 ? ROOT_BUDGET : TEMPLATE_BUDGET,
     }));
-    expect(counts.filter(({ count }) => count > TEMPLATE_BUDGET)).toEqual([]);
+    expect(counts.filter(({ count, budget }) => count > budget)).toEqual([]);
   });
 
   it('give each route area of the route table a nested stack with its functions', () => {
