@@ -135,7 +135,10 @@ describe('ledgerctl recover ledger', () => {
     });
 
     it('finds the ledger gone, then rebuilds every record byte for byte with head, indexes and counts', async () => {
-      expect(await allRecords(firm)).toEqual([]);
+      // A lost ledger is reported, never shown as an empty one (the tamper watch's lost-head check, §6c).
+      const lost = await api('GET', '/v1/ledger/records?order=asc&pageSize=100', { key: firm.key });
+      expect(lost.status).toBe(409);
+      expect((lost.body.error as { code: string }).code).toBe('CONFLICT');
       const result = await recovered(firm);
       expect(result).toMatchObject({
         status: 'complete',
