@@ -63,6 +63,9 @@ export async function publishCheckpoint(
   firmId: string,
   tree: { size: number; root: Hash },
 ): Promise<StoredCheckpoint | undefined> {
+  // The checkpoint key's window must hold the checkpoint's time: a key met for the first time is registered from
+  // now on, so register it (once per instance) before taking that time.
+  if (deps.noteSigner) await registerCheckpointKey(deps, deps.noteSigner);
   const at = deps.clock.now();
   const note = await signCheckpointNote(deps, firmId, tree, at);
   const checkpoint: StoredCheckpoint = { size: tree.size, root: tree.root, note, signedAt: at.toISOString() };
