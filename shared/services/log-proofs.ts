@@ -76,7 +76,11 @@ export async function recordProof(
 }
 
 /** The latest checkpoint once its size is at least `size`, polling for a bounded time; else 409 with Retry-After. */
-async function checkpointCovering(deps: Deps, firmId: string, size: number): Promise<StoredCheckpoint> {
+export async function checkpointCovering(
+  deps: Deps,
+  firmId: string,
+  size: number,
+): Promise<StoredCheckpoint> {
   const interval = checkpointIntervalMs();
   const deadline = Date.now() + Math.min(WAIT_INTERVALS * interval, MAX_WAIT_MS);
   const pause = Math.min(250, Math.max(20, Math.floor(interval / 4)));
