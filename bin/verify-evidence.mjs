@@ -5,186 +5,6 @@
 import { readFileSync, renameSync, writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 
-// shared/ledger/evidence-crypto-node.ts
-import { hash } from "node:crypto";
-
-// shared/ledger/verify.ts
-import { createPublicKey, verify } from "node:crypto";
-
-// node_modules/canonicalize/lib/canonicalize.js
-function hasLoneSurrogate(value) {
-  for (let i = 0; i < value.length; i++) {
-    const code = value.charCodeAt(i);
-    if (code >= 55296 && code <= 56319) {
-      if (i === value.length - 1) {
-        return true;
-      }
-      const next = value.charCodeAt(i + 1);
-      if (!(next >= 56320 && next <= 57343)) {
-        return true;
-      }
-      i++;
-    } else if (code >= 56320 && code <= 57343) {
-      return true;
-    }
-  }
-  return false;
-}
-function canonicalize(object, seen = /* @__PURE__ */ new Set()) {
-  if (typeof object === "number" && isNaN(object)) {
-    throw new Error("NaN is not allowed");
-  }
-  if (typeof object === "number" && !isFinite(object)) {
-    throw new Error("Infinity is not allowed");
-  }
-  if (typeof object === "string" && hasLoneSurrogate(object)) {
-    throw new Error("Lone surrogate is not allowed");
-  }
-  if (object === null || typeof object !== "object") {
-    return JSON.stringify(object);
-  }
-  if (typeof object.toJSON === "function") {
-    if (seen.has(object)) {
-      throw new Error("Circular reference detected");
-    }
-    seen.add(object);
-    const result2 = canonicalize(object.toJSON(), seen);
-    seen.delete(object);
-    return result2;
-  }
-  if (seen.has(object)) {
-    throw new Error("Circular reference detected");
-  }
-  seen.add(object);
-  let result;
-  if (Array.isArray(object)) {
-    const values = object.map((cv) => {
-      const value = cv === void 0 || typeof cv === "symbol" ? null : cv;
-      return canonicalize(value, seen);
-    });
-    result = `[${values.join(",")}]`;
-  } else {
-    const parts = [];
-    for (const key of Object.keys(object).sort()) {
-      if (object[key] === void 0 || typeof object[key] === "symbol") {
-        continue;
-      }
-      parts.push(`${canonicalize(key)}:${canonicalize(object[key], seen)}`);
-    }
-    result = `{${parts.join(",")}}`;
-  }
-  seen.delete(object);
-  return result;
-}
-
-// shared/ledger/record.ts
-var PAYLOAD_FIELDS = [
-  "id",
-  "firmId",
-  "sequenceNumber",
-  "eventType",
-  "actorId",
-  "actorName",
-  "actorFcaRef",
-  "documentHash",
-  "documentMetadata",
-  "timestamp",
-  "reviewJobId"
-];
-var RECORD_FIELDS = [
-  ...PAYLOAD_FIELDS,
-  "previousHash",
-  "recordHash",
-  "chainHash",
-  "signature",
-  "publicKey"
-];
-function payloadOf(record) {
-  return Object.fromEntries(PAYLOAD_FIELDS.map((f) => [f, record[f]]));
-}
-
-// shared/ledger/verify.ts
-var keyCache = /* @__PURE__ */ new Map();
-var KEY_CACHE_LIMIT = 64;
-function publicKeyFromSpki(spkiBase64) {
-  let key = keyCache.get(spkiBase64);
-  if (!key) {
-    key = createPublicKey({ key: Buffer.from(spkiBase64, "base64"), format: "der", type: "spki" });
-    if (keyCache.size >= KEY_CACHE_LIMIT) keyCache.clear();
-    keyCache.set(spkiBase64, key);
-  }
-  return key;
-}
-function verifySignature(chainHash, signatureBase64, publicKeyBase64) {
-  try {
-    return verify(
-      "sha256",
-      Buffer.from(chainHash, "utf8"),
-      publicKeyFromSpki(publicKeyBase64),
-      Buffer.from(signatureBase64, "base64")
-    );
-  } catch {
-    return false;
-  }
-}
-var NO_PROBLEMS = Object.freeze([]);
-
-// shared/ledger/evidence-crypto-node.ts
-var nodeEvidenceCrypto = {
-  sha256Hex: async (data) => hash("sha256", data, "hex"),
-  verifySignature: async (message, signature, publicKey) => verifySignature(message, signature, publicKey)
-};
-
-// shared/ledger/evidence-bundle.ts
-var EVIDENCE_BUNDLE_FORMAT = "gls-evidence-bundle";
-var EVIDENCE_BUNDLE_VERSION = 1;
-var MAX_BUNDLE_RECORD_BYTES = 4 * 1024 * 1024;
-function coveredRange(bundle) {
-  const from = bundle.range.fromSequence;
-  const end = Math.min(bundle.range.toSequence ?? bundle.headSequenceNumber, bundle.headSequenceNumber);
-  return { from, to: bundle.nextFromSequence === null ? end : bundle.nextFromSequence - 1 };
-}
-
-// shared/domain/tlog/encoding.ts
-var BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
-function encodeBase64(bytes) {
-  let binary = "";
-  for (const b of bytes) binary += String.fromCharCode(b);
-  return btoa(binary);
-}
-function decodeBase64(text) {
-  if (!BASE64.test(text)) return void 0;
-  const bytes = Uint8Array.from(atob(text), (c) => c.charCodeAt(0));
-  return encodeBase64(bytes) === text ? bytes : void 0;
-}
-function encodeHex(bytes) {
-  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
-}
-function decodeHex(text) {
-  if (text.length % 2 !== 0 || !/^[0-9a-fA-F]*$/.test(text)) return void 0;
-  const out = new Uint8Array(text.length / 2);
-  for (let i = 0; i < out.length; i += 1) out[i] = parseInt(text.slice(2 * i, 2 * i + 2), 16);
-  return out;
-}
-var encoder = new TextEncoder();
-function utf8(text) {
-  return encoder.encode(text);
-}
-function concatBytes(...parts) {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
-}
-function parseDecimal(text) {
-  if (!/^(?:0|[1-9][0-9]{0,15})$/.test(text)) return void 0;
-  const n = Number(text);
-  return Number.isSafeInteger(n) ? n : void 0;
-}
-
 // node_modules/@noble/hashes/_u64.js
 var fromNumH = (n) => n / 2 ** 32 | 0;
 var fromNumL = (n) => n >>> 0;
@@ -560,51 +380,6 @@ var sha256 = /* @__PURE__ */ createHasher(
   /* @__PURE__ */ oidNist(1)
 );
 
-// shared/domain/tlog/hash.ts
-var HASH_SIZE = 32;
-function leafHash(data) {
-  const input = new Uint8Array(1 + data.length);
-  input[0] = 0;
-  input.set(data, 1);
-  return sha256(input);
-}
-function nodeHash(left, right) {
-  const input = new Uint8Array(1 + left.length + right.length);
-  input[0] = 1;
-  input.set(left, 1);
-  input.set(right, 1 + left.length);
-  return sha256(input);
-}
-function emptyRoot() {
-  return sha256(new Uint8Array(0));
-}
-function hashEquals(a, b) {
-  if (a.length !== b.length) return false;
-  let diff = 0;
-  for (let i = 0; i < a.length; i += 1) diff |= (a[i] ?? 0) ^ (b[i] ?? 0);
-  return diff === 0;
-}
-
-// shared/domain/tlog/checkpoint.ts
-var CheckpointFormatError = class extends Error {
-  name = "CheckpointFormatError";
-};
-function parseCheckpoint(text) {
-  if (!text.endsWith("\n")) throw new CheckpointFormatError("the checkpoint text must end with a newline");
-  const lines = text.slice(0, -1).split("\n");
-  const [origin = "", sizeText = "", rootText = "", ...extensions] = lines;
-  if (lines.length < 3 || origin.length === 0)
-    throw new CheckpointFormatError("a checkpoint has origin, size and root");
-  const size = parseDecimal(sizeText);
-  if (size === void 0)
-    throw new CheckpointFormatError(`tree size ${JSON.stringify(sizeText)} is not valid`);
-  const root = decodeBase64(rootText);
-  if (!root || root.length !== HASH_SIZE)
-    throw new CheckpointFormatError("the root hash is not base64 of 32 bytes");
-  if (extensions.some((e) => e.length === 0)) throw new CheckpointFormatError("an extension line is empty");
-  return { origin, size, root, extensions };
-}
-
 // shared/ledger/evidence-crypto-web.ts
 var P256_SIZE = 32;
 function derLength(der, at) {
@@ -639,6 +414,46 @@ function derToP1363(der, size = P256_SIZE) {
   out.set(r, 0);
   out.set(s, size);
   return out;
+}
+
+// shared/domain/tlog/encoding.ts
+var BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+function encodeBase64(bytes) {
+  let binary = "";
+  for (const b of bytes) binary += String.fromCharCode(b);
+  return btoa(binary);
+}
+function decodeBase64(text) {
+  if (!BASE64.test(text)) return void 0;
+  const bytes = Uint8Array.from(atob(text), (c) => c.charCodeAt(0));
+  return encodeBase64(bytes) === text ? bytes : void 0;
+}
+function encodeHex(bytes) {
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+}
+function decodeHex(text) {
+  if (text.length % 2 !== 0 || !/^[0-9a-fA-F]*$/.test(text)) return void 0;
+  const out = new Uint8Array(text.length / 2);
+  for (let i = 0; i < out.length; i += 1) out[i] = parseInt(text.slice(2 * i, 2 * i + 2), 16);
+  return out;
+}
+var encoder = new TextEncoder();
+function utf8(text) {
+  return encoder.encode(text);
+}
+function concatBytes(...parts) {
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
+}
+function parseDecimal(text) {
+  if (!/^(?:0|[1-9][0-9]{0,15})$/.test(text)) return void 0;
+  const n = Number(text);
+  return Number.isSafeInteger(n) ? n : void 0;
 }
 
 // shared/domain/tlog/cosignature.ts
@@ -810,6 +625,191 @@ async function verifierFromVkey(vkey) {
 }
 function toBuffer(bytes) {
   return Uint8Array.from(bytes);
+}
+
+// shared/ledger/evidence-crypto-node.ts
+import { hash } from "node:crypto";
+
+// shared/ledger/verify.ts
+import { createPublicKey, verify } from "node:crypto";
+
+// node_modules/canonicalize/lib/canonicalize.js
+function hasLoneSurrogate(value) {
+  for (let i = 0; i < value.length; i++) {
+    const code = value.charCodeAt(i);
+    if (code >= 55296 && code <= 56319) {
+      if (i === value.length - 1) {
+        return true;
+      }
+      const next = value.charCodeAt(i + 1);
+      if (!(next >= 56320 && next <= 57343)) {
+        return true;
+      }
+      i++;
+    } else if (code >= 56320 && code <= 57343) {
+      return true;
+    }
+  }
+  return false;
+}
+function canonicalize(object, seen = /* @__PURE__ */ new Set()) {
+  if (typeof object === "number" && isNaN(object)) {
+    throw new Error("NaN is not allowed");
+  }
+  if (typeof object === "number" && !isFinite(object)) {
+    throw new Error("Infinity is not allowed");
+  }
+  if (typeof object === "string" && hasLoneSurrogate(object)) {
+    throw new Error("Lone surrogate is not allowed");
+  }
+  if (object === null || typeof object !== "object") {
+    return JSON.stringify(object);
+  }
+  if (typeof object.toJSON === "function") {
+    if (seen.has(object)) {
+      throw new Error("Circular reference detected");
+    }
+    seen.add(object);
+    const result2 = canonicalize(object.toJSON(), seen);
+    seen.delete(object);
+    return result2;
+  }
+  if (seen.has(object)) {
+    throw new Error("Circular reference detected");
+  }
+  seen.add(object);
+  let result;
+  if (Array.isArray(object)) {
+    const values = object.map((cv) => {
+      const value = cv === void 0 || typeof cv === "symbol" ? null : cv;
+      return canonicalize(value, seen);
+    });
+    result = `[${values.join(",")}]`;
+  } else {
+    const parts = [];
+    for (const key of Object.keys(object).sort()) {
+      if (object[key] === void 0 || typeof object[key] === "symbol") {
+        continue;
+      }
+      parts.push(`${canonicalize(key)}:${canonicalize(object[key], seen)}`);
+    }
+    result = `{${parts.join(",")}}`;
+  }
+  seen.delete(object);
+  return result;
+}
+
+// shared/ledger/record.ts
+var PAYLOAD_FIELDS = [
+  "id",
+  "firmId",
+  "sequenceNumber",
+  "eventType",
+  "actorId",
+  "actorName",
+  "actorFcaRef",
+  "documentHash",
+  "documentMetadata",
+  "timestamp",
+  "reviewJobId"
+];
+var RECORD_FIELDS = [
+  ...PAYLOAD_FIELDS,
+  "previousHash",
+  "recordHash",
+  "chainHash",
+  "signature",
+  "publicKey"
+];
+function payloadOf(record) {
+  return Object.fromEntries(PAYLOAD_FIELDS.map((f) => [f, record[f]]));
+}
+
+// shared/ledger/verify.ts
+var keyCache = /* @__PURE__ */ new Map();
+var KEY_CACHE_LIMIT = 64;
+function publicKeyFromSpki(spkiBase64) {
+  let key = keyCache.get(spkiBase64);
+  if (!key) {
+    key = createPublicKey({ key: Buffer.from(spkiBase64, "base64"), format: "der", type: "spki" });
+    if (keyCache.size >= KEY_CACHE_LIMIT) keyCache.clear();
+    keyCache.set(spkiBase64, key);
+  }
+  return key;
+}
+function verifySignature(chainHash, signatureBase64, publicKeyBase64) {
+  try {
+    return verify(
+      "sha256",
+      Buffer.from(chainHash, "utf8"),
+      publicKeyFromSpki(publicKeyBase64),
+      Buffer.from(signatureBase64, "base64")
+    );
+  } catch {
+    return false;
+  }
+}
+var NO_PROBLEMS = Object.freeze([]);
+
+// shared/ledger/evidence-crypto-node.ts
+var nodeEvidenceCrypto = {
+  sha256Hex: async (data) => hash("sha256", data, "hex"),
+  verifySignature: async (message, signature, publicKey) => verifySignature(message, signature, publicKey)
+};
+
+// shared/ledger/evidence-bundle.ts
+var EVIDENCE_BUNDLE_FORMAT = "gls-evidence-bundle";
+var EVIDENCE_BUNDLE_VERSION = 1;
+var MAX_BUNDLE_RECORD_BYTES = 4 * 1024 * 1024;
+function coveredRange(bundle) {
+  const from = bundle.range.fromSequence;
+  const end = Math.min(bundle.range.toSequence ?? bundle.headSequenceNumber, bundle.headSequenceNumber);
+  return { from, to: bundle.nextFromSequence === null ? end : bundle.nextFromSequence - 1 };
+}
+
+// shared/domain/tlog/hash.ts
+var HASH_SIZE = 32;
+function leafHash(data) {
+  const input = new Uint8Array(1 + data.length);
+  input[0] = 0;
+  input.set(data, 1);
+  return sha256(input);
+}
+function nodeHash(left, right) {
+  const input = new Uint8Array(1 + left.length + right.length);
+  input[0] = 1;
+  input.set(left, 1);
+  input.set(right, 1 + left.length);
+  return sha256(input);
+}
+function emptyRoot() {
+  return sha256(new Uint8Array(0));
+}
+function hashEquals(a, b) {
+  if (a.length !== b.length) return false;
+  let diff = 0;
+  for (let i = 0; i < a.length; i += 1) diff |= (a[i] ?? 0) ^ (b[i] ?? 0);
+  return diff === 0;
+}
+
+// shared/domain/tlog/checkpoint.ts
+var CheckpointFormatError = class extends Error {
+  name = "CheckpointFormatError";
+};
+function parseCheckpoint(text) {
+  if (!text.endsWith("\n")) throw new CheckpointFormatError("the checkpoint text must end with a newline");
+  const lines = text.slice(0, -1).split("\n");
+  const [origin = "", sizeText = "", rootText = "", ...extensions] = lines;
+  if (lines.length < 3 || origin.length === 0)
+    throw new CheckpointFormatError("a checkpoint has origin, size and root");
+  const size = parseDecimal(sizeText);
+  if (size === void 0)
+    throw new CheckpointFormatError(`tree size ${JSON.stringify(sizeText)} is not valid`);
+  const root = decodeBase64(rootText);
+  if (!root || root.length !== HASH_SIZE)
+    throw new CheckpointFormatError("the root hash is not base64 of 32 bytes");
+  if (extensions.some((e) => e.length === 0)) throw new CheckpointFormatError("an extension line is empty");
+  return { origin, size, root, extensions };
 }
 
 // shared/domain/tlog/verify.ts
@@ -1550,6 +1550,13 @@ var OPTIONS = {
 };
 function witnessPolicy(values) {
   const witnesses = values.witness ?? [];
+  for (const vkey of witnesses) {
+    try {
+      parseVkey(vkey);
+    } catch (error) {
+      usage(`--witness ${vkey}: ${error.message}`);
+    }
+  }
   const text = values["witnesses-needed"];
   const needed = text === void 0 ? witnesses.length : Number(text);
   if (!Number.isSafeInteger(needed) || needed < 0 || needed > witnesses.length)

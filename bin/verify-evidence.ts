@@ -1,5 +1,6 @@
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { parseVkey } from '../shared/domain/tlog/note.js';
 import { nodeEvidenceCrypto } from '../shared/ledger/evidence-crypto-node.js';
 import { verifyEvidenceBundle } from '../shared/ledger/evidence-verify.js';
 import { monitorStep, type MonitorState } from '../shared/ledger/log-monitor.js';
@@ -54,6 +55,13 @@ const OPTIONS = {
 
 function witnessPolicy(values: { witness?: string[]; 'witnesses-needed'?: string }) {
   const witnesses = values.witness ?? [];
+  for (const vkey of witnesses) {
+    try {
+      parseVkey(vkey);
+    } catch (error) {
+      usage(`--witness ${vkey}: ${(error as Error).message}`);
+    }
+  }
   const text = values['witnesses-needed'];
   const needed = text === undefined ? witnesses.length : Number(text);
   if (!Number.isSafeInteger(needed) || needed < 0 || needed > witnesses.length)
