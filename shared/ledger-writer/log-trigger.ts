@@ -17,6 +17,7 @@ const windows = new WeakMap<Deps, Map<string, { window: number; trailing: boolea
 
 export function triggerCheckpoint(deps: Deps, firmId: string): void {
   const interval = checkpointIntervalMs();
+  if (interval === 0) return; // checkpoints are off
   const now = Date.now();
   const window = Math.floor(now / interval);
   let byFirm = windows.get(deps);

@@ -121,7 +121,10 @@ export interface CheckpointKeyEntry {
 export function checkpointKeyWindows(
   registered: readonly { publicKey: string; validFrom: string }[],
 ): CheckpointKeyEntry[] {
-  const sorted = [...registered].sort((a, b) => Date.parse(a.validFrom) - Date.parse(b.validFrom));
+  // Two instances registering one key at once leave two registrations: the later one adds nothing.
+  const sorted = [...registered]
+    .sort((a, b) => Date.parse(a.validFrom) - Date.parse(b.validFrom))
+    .filter((entry, i, all) => i === 0 || all[i - 1]!.publicKey !== entry.publicKey);
   return sorted.map((entry, i) => ({
     publicKey: entry.publicKey,
     algorithm: 'ED25519_SHA_512',

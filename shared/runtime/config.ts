@@ -96,7 +96,7 @@ export const ENV = {
   firmWriteSlotSeconds: 'FIRM_WRITE_SLOT_SECONDS',
   /** Age (hours) of a firm's last backup reconciliation before the scheduled run reconciles it again (issue 14). */
   backupReconcileMaxAgeHours: 'RECONCILE_MAX_AGE_HOURS',
-  /** A firm with new records gets a new checkpoint within this long of their commit (ms, default 1000; issue 31). */
+  /** A firm with new records gets a new checkpoint within this long of their commit (ms, default 1000, 0: off; issue 31). */
   checkpointIntervalMs: 'CHECKPOINT_INTERVAL_MS',
   /**
    * Checkpoint Signs per second the whole account may spend (default 20; each checkpoint costs 2): beyond it,
@@ -142,8 +142,11 @@ export function signerLimits(): { deadlineMs: number; maxInFlight: number } {
   };
 }
 
-/** How long a firm's new records wait for their checkpoint at most, by default (CHECKPOINT_INTERVAL_MS, ms). */
-export const checkpointIntervalMs = (): number => Math.max(1, intEnv(ENV.checkpointIntervalMs, 1_000));
+/**
+ * How long a firm's new records wait for their checkpoint at most (CHECKPOINT_INTERVAL_MS, ms, default 1000); 0
+ * turns the verifiable log's checkpoints off (no trigger, no repair sweep: the bench's "off" side).
+ */
+export const checkpointIntervalMs = (): number => intEnv(ENV.checkpointIntervalMs, 1_000);
 
 /** Checkpoint Signs per second for the whole account (CHECKPOINT_SIGN_BUDGET_PER_S, default 20; 0: unlimited). */
 export const checkpointSignBudgetPerSecond = (): number => intEnv(ENV.checkpointSignBudgetPerSecond, 20);

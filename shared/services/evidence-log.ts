@@ -2,6 +2,7 @@ import { encodeBase64 } from '../domain/tlog/encoding.js';
 import { consistencyProof, inclusionProof } from '../domain/tlog/tree.js';
 import { ValidationError } from '../errors.js';
 import type { EvidenceLog } from '../ledger/evidence-bundle.js';
+import { checkpointIntervalMs } from '../runtime/config.js';
 import type { Deps } from '../runtime/deps.js';
 import { logTileReader, readLatestCheckpoint, type StoredCheckpoint } from '../store/log-store.js';
 import { checkpointKeyHistory } from './key-history.js';
@@ -12,7 +13,7 @@ import { cosignedNote } from './log-served-checkpoint.js';
 /**
  * The verifiable-log part of an evidence bundle (issue 31, "Proofs in the evidence"): ONE checkpoint for the whole
  * bundle, the latest, once it covers the bundle's last record (waiting for it as GET /records/{id}/proof does,
- * bounded by three CHECKPOINT_INTERVAL_MS); records still beyond it after the wait are marked uncovered rather
+ * bounded by three CHECKPOINT_INTERVAL_MS; no wait when checkpoints are off); records still beyond it are marked uncovered rather
  * than failing the export (a bundle is always made). Each record's inclusion proof is read from the hash tiles
  * (O(log n) tiles each), and, asked with `consistencyFrom`, the consistency proof from that size.
  */
@@ -67,7 +68,8 @@ async function checkpointFor(
   firmId: string,
   last: number | undefined,
 ): Promise<StoredCheckpoint | undefined> {
-  if (last === undefined) return readLatestCheckpoint(deps, firmId);
+  // No record, or checkpoints off (CHECKPOINT_INTERVAL_MS=0): no wait would bring a covering checkpoint.
+  if (last === undefined || checkpointIntervalMs() === 0) return readLatestCheckpoint(deps, firmId);
   try {
     return await checkpointCovering(deps, firmId, last);
   } catch (error) {

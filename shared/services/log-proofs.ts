@@ -75,13 +75,24 @@ export async function recordProof(
   return formatTlogProof({ index, proof, checkpoint: await cosignedNote(deps, firmId, checkpoint) });
 }
 
-/** The latest checkpoint once its size is at least `size`, polling for a bounded time; else 409 with Retry-After. */
+/**
+ * The latest checkpoint once its size is at least `size`, polling for a bounded time; else 409 with Retry-After
+ * (without it when checkpoints are off, CHECKPOINT_INTERVAL_MS = 0: no wait would help).
+ */
 export async function checkpointCovering(
   deps: Deps,
   firmId: string,
   size: number,
 ): Promise<StoredCheckpoint> {
   const interval = checkpointIntervalMs();
+  if (interval === 0) {
+    const latest = await readLatestCheckpoint(deps, firmId);
+    if (latest && latest.size >= size) return latest;
+    // Nothing will change by itself: a 409 without Retry-After.
+    throw new ConflictError(
+      'No checkpoint covers this record, and checkpoints are off on this deployment (CHECKPOINT_INTERVAL_MS=0)',
+    );
+  }
   const deadline = Date.now() + Math.min(WAIT_INTERVALS * interval, MAX_WAIT_MS);
   const pause = Math.min(250, Math.max(20, Math.floor(interval / 4)));
   for (;;) {

@@ -1,3 +1,4 @@
+import { checkpointIntervalMs } from '../runtime/config.js';
 import type { Deps } from '../runtime/deps.js';
 import { registeredFirms } from '../store/backup-store.js';
 import { readHead } from '../store/ledger-store.js';
@@ -19,6 +20,7 @@ export interface LogRepairResult {
 }
 
 export async function repairLogs(deps: Deps): Promise<LogRepairResult> {
+  if (checkpointIntervalMs() === 0) return { firms: 0, triggered: [] }; // checkpoints are off
   const firms = (await registeredFirms(deps)).map((f) => f.firmId);
   const triggered: string[] = [];
   for (let i = 0; i < firms.length; i += FIRMS_AT_ONCE) {

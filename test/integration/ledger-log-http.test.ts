@@ -1,15 +1,25 @@
-import { createHash } from 'node:crypto';
+import { createHash, generateKeyPairSync, sign } from 'node:crypto';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { parseCheckpoint, type Checkpoint } from '../../shared/domain/tlog/checkpoint.js';
 import { parseHashLines } from '../../shared/domain/tlog/consistency-format.js';
 import { parseEntryBundle } from '../../shared/domain/tlog/entry-bundle.js';
-import { parseVkey, verifierFromVkey, verifyNote, type NoteVerifier } from '../../shared/domain/tlog/note.js';
+import { cosignatureMessage, cosignatureSignature } from '../../shared/domain/tlog/cosignature.js';
+import {
+  cosignatureKeyId,
+  formatSignatureLines,
+  formatVkey,
+  parseVkey,
+  verifierFromVkey,
+  verifyNote,
+  type NoteVerifier,
+} from '../../shared/domain/tlog/note.js';
 import { parseTlogProof } from '../../shared/domain/tlog/proof-format.js';
 import { entriesPath, tilePath, tilesForSize, TILE_WIDTH } from '../../shared/domain/tlog/tiles.js';
 import { verifyConsistency, verifyInclusion } from '../../shared/domain/tlog/verify.js';
 import type { LedgerRecord } from '../../shared/ledger/record.js';
 import { createLocalDeps } from '../../shared/runtime/local-deps.js';
 import { keys } from '../../shared/store/keys.js';
+import { putCosignature } from '../../shared/store/log-store.js';
 import { startStack, stopStack, type RunningStack } from '../support/local-stack.js';
 import { call, chainOf, incidentBody, onboardFirm, type StackResponse } from '../support/stack-client.js';
 
@@ -271,6 +281,54 @@ describe('the verifiable log over HTTP', () => {
       expect([path, response.status, response.body.error.code]).toEqual([path, 404, 'NOT_FOUND']);
     }
     expect((await get('/v1/ledger/log/vkeys', fresh.key)).status).toBe(200);
+  });
+
+  it('appends every gathered witness cosignature to the served checkpoint, and to proofs of its size', async () => {
+    const size = records.length;
+    const checkpointText = parseNote(checkpoints.get(size)!.note);
+    const deps = createLocalDeps({
+      dataDir: stack.dataDir,
+      dynamoEndpoint: stack.dynamoEndpoint,
+      baseUrl: stack.baseUrl,
+    });
+    // Two witnesses cosign (C2SP tlog-cosignature) and the service keeps their lines, as the submitter does.
+    const witnesses = ['witness.example/one', 'witness.example/two'].map((name) => {
+      const { publicKey, privateKey } = generateKeyPairSync('ed25519');
+      const raw = new Uint8Array(publicKey.export({ format: 'der', type: 'spki' }).subarray(12));
+      return { name, raw, privateKey, vkey: formatVkey(name, 0x04, raw) };
+    });
+    for (const w of witnesses) {
+      const timestamp = Math.floor(Date.now() / 1000);
+      const signature = sign(null, cosignatureMessage(checkpointText, timestamp), w.privateKey);
+      const keyId = cosignatureKeyId(w.name, w.raw);
+      await putCosignature(deps, firm.firmId, {
+        size,
+        witnessKeyId: Buffer.from(keyId).toString('hex'),
+        line: formatSignatureLines([
+          { name: w.name, keyId, signature: cosignatureSignature(timestamp, signature) },
+        ]).trimEnd(),
+        witnessName: w.name,
+        cosignedAt: new Date().toISOString(),
+      });
+    }
+    const witnessVerifiers = await Promise.all(witnesses.map((w) => verifierFromVkey(w.vkey)));
+    const served = text(await get('/v1/ledger/log/checkpoint'));
+    expect(parseNote(served)).toBe(checkpointText);
+    expect(served.split('\n').filter((line) => line.startsWith('— '))).toHaveLength(4);
+    const { verified } = await verifyNote(served, [...verifiers, ...witnessVerifiers]);
+    expect(verified.map((v) => v.name).sort()).toEqual(
+      [...verifiers.map((v) => v.name), ...witnesses.map((w) => w.name)].sort(),
+    );
+    const proof = parseTlogProof(
+      text(await get(`/v1/ledger/records/${records[0]!.id}/proof?treeSize=${size}`)),
+    );
+    expect(proof.checkpoint).toBe(served);
+    // An earlier checkpoint has no cosignature: its note is served as signed.
+    const [earlier, { note }] = [...checkpoints.entries()][0]!;
+    const before = parseTlogProof(
+      text(await get(`/v1/ledger/records/${records[0]!.id}/proof?treeSize=${earlier}`)),
+    );
+    expect(before.checkpoint).toBe(note);
   });
 
   it('admits an auditor key to the log and the records, and nothing else', async () => {

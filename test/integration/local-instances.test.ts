@@ -19,10 +19,11 @@ describe('LOCAL_INSTANCES=4', () => {
 
   beforeAll(async () => {
     // Each Sign takes 300 ms, so concurrent appends keep their instances busy long enough to overlap; the
-    // inline verification limit is low, so a verification continues on the integrity-verify queue.
+    // inline verification limit is low, so a verification continues on the integrity-verify queue. Checkpoints
+    // off: the Sign counts below are the records' (checkpoint Signs share the stack's counter).
     stack = await startStack({
       instances: 4,
-      env: { SIGNER_LATENCY_MS: '300', VERIFY_INLINE_MAX_RECORDS: '5' },
+      env: { SIGNER_LATENCY_MS: '300', VERIFY_INLINE_MAX_RECORDS: '5', CHECKPOINT_INTERVAL_MS: '0' },
     });
     firm = await onboardFirm(stack);
   });
@@ -92,7 +93,8 @@ describe('a Sign quota that binds (SIGNER_RATE_LIMIT=2)', () => {
   beforeAll(async () => {
     stack = await startStack({
       instances: 4,
-      env: { SIGNER_RATE_LIMIT: '2', SIGNER_DEADLINE_MS: '300' },
+      // Checkpoints off: the burst alone meets the quota (checkpoint Signs would draw on it too).
+      env: { SIGNER_RATE_LIMIT: '2', SIGNER_DEADLINE_MS: '300', CHECKPOINT_INTERVAL_MS: '0' },
     });
   });
 

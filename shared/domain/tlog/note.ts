@@ -77,12 +77,17 @@ export function formatNote(text: string, sigs: readonly NoteSignature[]): string
   if (!text.endsWith('\n')) throw new NoteFormatError('the note text must end with a newline');
   checkNoteText(text);
   if (sigs.length === 0) throw new NoteFormatError('a signed note needs at least one signature');
+  return `${text}\n${formatSignatureLines(sigs)}`;
+}
+
+/** `— <name> base64(keyID ‖ signature)\n` for each signature: a note's signature block, or a witness's answer. */
+export function formatSignatureLines(sigs: readonly NoteSignature[]): string {
   const lines = sigs.map((s) => {
     if (!isValidKeyName(s.name)) throw new NoteFormatError(`key name ${JSON.stringify(s.name)} is not valid`);
     if (s.keyId.length !== 4) throw new NoteFormatError('a key ID is 4 bytes');
     return `${SIG_PREFIX}${s.name} ${encodeBase64(concatBytes(s.keyId, s.signature))}\n`;
   });
-  return `${text}\n${lines.join('')}`;
+  return lines.join('');
 }
 
 /** The signature lines of a note's signature block (`block` ends with a newline). */

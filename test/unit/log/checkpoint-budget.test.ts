@@ -40,6 +40,7 @@ describe('checkpoint key windows', () => {
     const windows = checkpointKeyWindows([
       { publicKey: 'b', validFrom: '2026-06-01T00:00:00.000Z' },
       { publicKey: 'a', validFrom: '2026-01-01T00:00:00.000Z' },
+      { publicKey: 'a', validFrom: '2026-01-01T00:00:00.020Z' },
     ]);
     expect(windows.map((w) => [w.publicKey, w.validFrom, w.validUntil])).toEqual([
       ['a', '2026-01-01T00:00:00.000Z', '2026-06-01T00:00:00.000Z'],

@@ -64,6 +64,22 @@ describe('recordProof waiting for a checkpoint', () => {
     expect(JSON.parse(response.body!).error.code).toBe('CONFLICT');
   });
 
+  it('answers 409 at once, without Retry-After, when checkpoints are off', async () => {
+    process.env.CHECKPOINT_INTERVAL_MS = '0';
+    try {
+      const { deps, polls } = store([3]);
+      const error = await recordProof(deps, FIRM, 'rec_5').catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(ConflictError);
+      expect(polls()).toBe(1);
+      const response = toErrorResponse(error, 'req');
+      expect(response.statusCode).toBe(409);
+      expect(response.headers).not.toHaveProperty('retry-after');
+      expect(JSON.parse(response.body!).error.message).toContain('checkpoints are off');
+    } finally {
+      process.env.CHECKPOINT_INTERVAL_MS = '40';
+    }
+  });
+
   it('answers as soon as a checkpoint covers the record', async () => {
     const { deps, polls } = store([3, 3, 5]);
     const proof = await recordProof(deps, FIRM, 'rec_5');
