@@ -1,4 +1,4 @@
-import type { SigningKeyHistory } from './key-history.js';
+import type { CheckpointKeyEntry, SigningKeyHistory } from './key-history.js';
 import type { LedgerRecord } from './record.js';
 
 /**
@@ -45,6 +45,41 @@ export interface EvidenceBundle {
    * it prints and what it certified), null when the record has none. The verifier checks it names the record.
    */
   certificate?: EvidenceCertificate | null;
+  /**
+   * The records' place in the firm's verifiable log (issue 31): one cosigned checkpoint for the whole bundle, each
+   * record's inclusion proof against it, the checkpoint keys the note's Ed25519 signature is checked with, and
+   * (export with consistencyFrom=M) the consistency proof from tree size M. null when the firm's log has no
+   * checkpoint yet; absent in bundles made before the log existed.
+   */
+  log?: EvidenceLog | null;
+}
+
+/** The verifiable-log part of a bundle (docs/ledger-format.md §12, "Proofs in the evidence"). */
+export interface EvidenceLog {
+  /** The firm's checkpoint origin, `<host[:port]>/ledger/<firmId>`: the key name of every log signature. */
+  origin: string;
+  /**
+   * The C2SP signed note of the checkpoint: the tlog-checkpoint text, the log's two signature lines (0x02 ECDSA by
+   * the ledger key, 0x01 Ed25519 by the checkpoint key) and every witness cosignature gathered.
+   */
+  checkpoint: string;
+  /** When the log signed the checkpoint: picks the ledger key and the checkpoint key whose windows hold it. */
+  signedAt: string;
+  /** The checkpoint-key history (Ed25519, oldest first) with validity windows, as GET /log/vkeys derives from it. */
+  checkpointKeys: CheckpointKeyEntry[];
+  /**
+   * Per record in the checkpoint: its RFC 6962 inclusion hashes (base64, the leaf's sibling first). The record's
+   * C2SP tlog-proof is `c2sp.org/tlog-proof@v1`, `index <sequenceNumber − 1>`, these hashes, a blank line, then
+   * `checkpoint`: exactly what GET /v1/ledger/records/{id}/proof?treeSize=<size> answers.
+   */
+  proofs: { sequenceNumber: number; hashes: string[] }[];
+  /**
+   * The first sequence number of the bundle the checkpoint does not cover (records committed after it, still not
+   * checkpointed after a bounded wait), null when it covers them all; those records carry no proof.
+   */
+  uncoveredFromSequence: number | null;
+  /** Asked with consistencyFrom=M: the RFC 6962 consistency proof from tree size M to the checkpoint's size. */
+  consistency: { fromSize: number; hashes: string[] } | null;
 }
 
 /** A certificate in a record's evidence: its printed identity and the values it certified (no PDF URL). */

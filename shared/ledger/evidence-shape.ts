@@ -33,6 +33,39 @@ function keyEntryProblems(entry: unknown, index: number): string[] {
   return problems;
 }
 
+const isStrings = (v: unknown): v is string[] => Array.isArray(v) && v.every((s) => typeof s === 'string');
+
+/** The `log` part (issue 31): absent or null in bundles without a checkpoint. */
+function logProblems(log: unknown): string[] {
+  if (log === undefined || log === null) return [];
+  if (!isObject(log)) return ['log must be absent, null or an object'];
+  const problems: string[] = [];
+  for (const field of ['origin', 'checkpoint', 'signedAt'])
+    if (typeof log[field] !== 'string') problems.push(`log.${field} must be a string`);
+  if (
+    !Array.isArray(log.checkpointKeys) ||
+    !log.checkpointKeys.every(
+      (k) =>
+        isObject(k) &&
+        typeof k.publicKey === 'string' &&
+        typeof k.validFrom === 'string' &&
+        isNullableString(k.validUntil),
+    )
+  )
+    problems.push('log.checkpointKeys must be an array of { publicKey, validFrom, validUntil }');
+  if (
+    !Array.isArray(log.proofs) ||
+    !log.proofs.every((p) => isObject(p) && isSequence(p.sequenceNumber, 1) && isStrings(p.hashes))
+  )
+    problems.push('log.proofs must be an array of { sequenceNumber, hashes }');
+  if (log.uncoveredFromSequence !== null && !isSequence(log.uncoveredFromSequence, 1))
+    problems.push('log.uncoveredFromSequence must be null or a sequence number');
+  const c = log.consistency;
+  if (c !== null && !(isObject(c) && isSequence(c.fromSize, 1) && isStrings(c.hashes)))
+    problems.push('log.consistency must be null or { fromSize, hashes }');
+  return problems;
+}
+
 export function readBundle(input: unknown): ReadBundle {
   if (!isObject(input)) return { ok: false, problems: ['the bundle must be a JSON object'] };
   const problems: string[] = [];
@@ -70,6 +103,7 @@ export function readBundle(input: unknown): ReadBundle {
     )
   )
     problems.push('certificate must be absent, null or a certificate');
+  problems.push(...logProblems(input.log));
   return problems.length > 0
     ? { ok: false, problems }
     : { ok: true, bundle: input as unknown as EvidenceBundle };

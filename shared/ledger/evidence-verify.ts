@@ -1,5 +1,6 @@
 import canonicalize from 'canonicalize';
 import { coveredRange, type EvidenceBundle } from './evidence-bundle.js';
+import { checkEvidenceLog, type LogPolicy, type LogProblem, type LogVerdict } from './evidence-log-verify.js';
 import { readBundle } from './evidence-shape.js';
 import { endorsementText, keyProblemAt, type SigningKeyHistory } from './key-history.js';
 import { payloadOf, type LedgerRecord } from './record.js';
@@ -31,7 +32,8 @@ export type EvidenceProblem =
   | 'UNEXPECTED_RECORD'
   | 'FIRM_MISMATCH'
   | 'BAD_KEY_HISTORY'
-  | 'CERTIFICATE_MISMATCH';
+  | 'CERTIFICATE_MISMATCH'
+  | LogProblem;
 
 /** The kind of failure each problem is, as the issue names them (hash, link, signature, key window, ...). */
 export const PROBLEM_REASONS = {
@@ -48,6 +50,14 @@ export const PROBLEM_REASONS = {
   FIRM_MISMATCH: 'firm',
   BAD_KEY_HISTORY: 'keyHistory',
   CERTIFICATE_MISMATCH: 'certificate',
+  LOG_MISSING: 'log',
+  CHECKPOINT_MALFORMED: 'format',
+  CHECKPOINT_SIGNATURE: 'checkpointSignature',
+  CHECKPOINT_KEY: 'checkpointKey',
+  NOT_INCLUDED: 'inclusion',
+  WITNESS_POLICY: 'witnessPolicy',
+  CONSISTENCY_UNPROVEN: 'consistency',
+  INCONSISTENT_HISTORY: 'consistency',
 } as const satisfies Record<EvidenceProblem, string>;
 
 export type FailureReason = (typeof PROBLEM_REASONS)[EvidenceProblem];
@@ -79,9 +89,14 @@ export interface EvidenceVerdict {
   failures: EvidenceFailure[];
   predecessor: RecordVerdict | null;
   records: RecordVerdict[];
+  /** The verifiable-log checks (evidence-log-verify.ts); null when the bundle carries no checkpoint. */
+  log: LogVerdict | null;
 }
 
-const MESSAGES: Record<Exclude<EvidenceProblem, 'MALFORMED_BUNDLE' | 'MISSING_RECORD'>, string> = {
+const MESSAGES: Record<
+  Exclude<EvidenceProblem, 'MALFORMED_BUNDLE' | 'MISSING_RECORD' | LogProblem>,
+  string
+> = {
   RECORD_HASH_MISMATCH:
     'recordHash does not match the SHA-256 of the canonical payload (the payload was changed)',
   CHAIN_HASH_MISMATCH: 'chainHash does not match SHA-256(previousHash + recordHash)',
@@ -106,8 +121,15 @@ function base64Bytes(text: string): Uint8Array | null {
   }
 }
 
-/** Verifies a parsed bundle (any JSON value: a malformed one gets a MALFORMED_BUNDLE verdict). */
-export async function verifyEvidenceBundle(input: unknown, crypto: EvidenceCrypto): Promise<EvidenceVerdict> {
+/**
+ * Verifies a parsed bundle (any JSON value: a malformed one gets a MALFORMED_BUNDLE verdict); `policy` adds the
+ * witness policy and the --since check of the verifiable log.
+ */
+export async function verifyEvidenceBundle(
+  input: unknown,
+  crypto: EvidenceCrypto,
+  policy: LogPolicy = {},
+): Promise<EvidenceVerdict> {
   const read = readBundle(input);
   if (!read.ok) {
     return {
@@ -119,9 +141,10 @@ export async function verifyEvidenceBundle(input: unknown, crypto: EvidenceCrypt
       failures: read.problems.map((message) => failure('MALFORMED_BUNDLE', null, message)),
       predecessor: null,
       records: [],
+      log: null,
     };
   }
-  return new BundleCheck(read.bundle, crypto).run();
+  return new BundleCheck(read.bundle, crypto, policy).run();
 }
 
 function failure(
@@ -144,6 +167,7 @@ class BundleCheck {
   constructor(
     private readonly bundle: EvidenceBundle,
     private readonly crypto: EvidenceCrypto,
+    private readonly policy: LogPolicy,
   ) {}
 
   async run(): Promise<EvidenceVerdict> {
@@ -153,6 +177,8 @@ class BundleCheck {
     const predecessor = await this.checkPredecessor(from, to);
     const records = await this.checkRecords(from, to, predecessor.anchor);
     this.checkCertificate();
+    const log = await checkEvidenceLog(bundle.log, bundle, this.policy);
+    for (const f of log.failures) this.failures.push(failure(f.code, f.record, f.message));
     return {
       valid: this.failures.length === 0,
       firmId: bundle.firmId,
@@ -167,6 +193,7 @@ class BundleCheck {
       failures: this.failures,
       predecessor: predecessor.verdict,
       records,
+      log: log.verdict,
     };
   }
 

@@ -26,6 +26,10 @@ export const ExportEvidenceQuery = z
       .max(MAX_BUNDLE_RECORDS)
       .default(MAX_BUNDLE_RECORDS)
       .meta({ description: `At most this many records, 1 to ${MAX_BUNDLE_RECORDS}` }),
+    consistencyFrom: Sequence.optional().meta({
+      description:
+        "A tree size M of a checkpoint you kept: the bundle's log.consistency is then the RFC 6962 consistency proof from M to the bundle's checkpoint (`verify-evidence --since`). At most that checkpoint's size, else 400",
+    }),
   })
   .refine((q) => q.toSequence === undefined || q.fromSequence <= q.toSequence, {
     message: 'fromSequence must not be after toSequence',
@@ -42,6 +46,46 @@ const KeyEntry = z.object({
   revokedFrom: Timestamp.nullable(),
   endorsement: z.object({ signedBy: z.string(), signature: z.string() }).nullable(),
 });
+
+const EvidenceLog = z
+  .object({
+    origin: z.string().meta({ description: 'The checkpoint origin, `<host[:port]>/ledger/<firmId>`' }),
+    checkpoint: z.string().meta({
+      description:
+        'The C2SP signed note of the checkpoint: text, the 0x02 ECDSA and 0x01 Ed25519 log signatures, then any witness cosignatures',
+    }),
+    signedAt: Timestamp.meta({ description: 'When the log signed it: picks the keys by their windows' }),
+    checkpointKeys: z
+      .array(
+        z.object({
+          publicKey: z.string().meta({ description: 'base64 of the 32-byte Ed25519 public key' }),
+          algorithm: z.literal('ED25519_SHA_512'),
+          keySpec: z.literal('ECC_NIST_EDWARDS25519'),
+          validFrom: Timestamp,
+          validUntil: Timestamp.nullable(),
+        }),
+      )
+      .meta({ description: 'The checkpoint-key history, oldest first' }),
+    proofs: z.array(z.object({ sequenceNumber: z.number().int().min(1), hashes: z.array(z.string()) })).meta({
+      description:
+        "Each covered record's RFC 6962 inclusion hashes (base64); its C2SP tlog-proof is `c2sp.org/tlog-proof@v1`, `index <sequenceNumber − 1>`, the hashes, a blank line, the checkpoint",
+    }),
+    uncoveredFromSequence: z.number().int().min(1).nullable().meta({
+      description:
+        'The first record of the bundle not yet in a checkpoint (after a bounded wait); null: all are',
+    }),
+    consistency: z
+      .object({ fromSize: z.number().int().min(1), hashes: z.array(z.string()) })
+      .nullable()
+      .meta({
+        description: 'With consistencyFrom=M: the consistency proof from tree size M to the checkpoint',
+      }),
+  })
+  .nullable()
+  .meta({
+    description:
+      "The records' place in the firm's verifiable log (docs/ledger-format.md §12); null while the log has no checkpoint",
+  });
 
 export const EvidenceBundle = z
   .object({
@@ -67,6 +111,7 @@ export const EvidenceBundle = z
     records: z.array(LedgerRecord),
     keyHistory: z.object({ version: z.number().int().min(1), keys: z.array(KeyEntry) }),
     generatedAt: Timestamp,
+    log: EvidenceLog,
   })
   .meta({
     id: 'EvidenceBundle',

@@ -18,6 +18,7 @@ import {
   rowsWithRecordId,
 } from '../store/ledger-store.js';
 import { currentKeyHistory } from './evidence-key-history.js';
+import { evidenceLog } from './evidence-log.js';
 
 export interface ExportEvidenceInput {
   fromSequence: number;
@@ -25,13 +26,16 @@ export interface ExportEvidenceInput {
   toSequence?: number;
   /** At most this many records (1 to MAX_BUNDLE_RECORDS). */
   limit: number;
+  /** A tree size M the caller holds a checkpoint of: the bundle then carries the consistency proof from M. */
+  consistencyFrom?: number;
 }
 
 /**
  * GET /v1/ledger/export: one bounded evidence bundle of the firm's chain (issue 15, part 5). Reads the head,
  * then the REC# key range [fromSequence, min(toSequence, head, fromSequence + limit - 1)] with one Query, page by
  * page until the byte budget is spent, the predecessor row and the key history. Rows are returned as stored
- * (a damaged row is evidence too: the verifier names it); a missing row shows as a gap.
+ * (a damaged row is evidence too: the verifier names it); a missing row shows as a gap. Then the records' place in
+ * the verifiable log (evidence-log.ts): one checkpoint, each record's inclusion proof, the consistency proof asked.
  */
 export async function exportEvidence(
   deps: Deps,
@@ -52,6 +56,13 @@ export async function exportEvidence(
     rows.map((row) => row.record),
     limit,
   );
+  const records = rows.slice(0, count).map((row) => recordOf(row.record));
+  const log = await evidenceLog(
+    deps,
+    firmId,
+    records.map((r) => r.sequenceNumber),
+    input.consistencyFrom,
+  );
   const cut = rows[count];
   const nextFromSequence = cut ? cut.position : last < end ? last + 1 : null;
   return {
@@ -62,9 +73,10 @@ export async function exportEvidence(
     headSequenceNumber: head,
     nextFromSequence,
     predecessor: predecessor && recordOf(predecessor),
-    records: rows.slice(0, count).map((row) => recordOf(row.record)),
+    records,
     keyHistory,
     generatedAt: new Date().toISOString(),
+    log,
   };
 }
 

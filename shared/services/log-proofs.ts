@@ -79,7 +79,11 @@ export async function recordProof(
  * The latest checkpoint once its size is at least `size`, polling for a bounded time; else 409 with Retry-After
  * (without it when checkpoints are off, CHECKPOINT_INTERVAL_MS = 0: no wait would help).
  */
-async function checkpointCovering(deps: Deps, firmId: string, size: number): Promise<StoredCheckpoint> {
+export async function checkpointCovering(
+  deps: Deps,
+  firmId: string,
+  size: number,
+): Promise<StoredCheckpoint> {
   const interval = checkpointIntervalMs();
   if (interval === 0) {
     const latest = await readLatestCheckpoint(deps, firmId);

@@ -87,6 +87,11 @@ describe('GET /v1/ledger/export', () => {
       records,
       keyHistory: { version: 1, keys: [expect.objectContaining({ validUntil: null, revokedFrom: null })] },
       generatedAt: expect.any(String),
+      // The verifiable log (issue 31): null while the firm's log has no checkpoint (test/integration/evidence-log-http.test.ts)
+      log:
+        whole.log === null
+          ? null
+          : expect.objectContaining({ origin: expect.stringMatching(new RegExp(`/ledger/${firm.firmId}$`)) }),
     });
     const published = await api('GET', '/.well-known/signing-key');
     expect(whole.keyHistory.keys[0]).toMatchObject({

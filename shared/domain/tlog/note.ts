@@ -192,7 +192,7 @@ export async function verifierFromVkey(vkey: string): Promise<VkeyVerifier> {
   const base = { name, keyId, type, vkey };
   if (type === SIG_ECDSA) {
     const publicKey = await subtle()
-      .importKey('spki', key, { name: 'ECDSA', namedCurve: 'P-256' }, false, ['verify'])
+      .importKey('spki', new Uint8Array(key), { name: 'ECDSA', namedCurve: 'P-256' }, false, ['verify'])
       .catch(() => {
         throw new VkeyFormatError('the 0x02 vkey is not an ECDSA P-256 SPKI key');
       });
@@ -210,7 +210,7 @@ export async function verifierFromVkey(vkey: string): Promise<VkeyVerifier> {
     };
   }
   const publicKey = await subtle()
-    .importKey('raw', key, { name: 'Ed25519' }, false, ['verify'])
+    .importKey('raw', new Uint8Array(key), { name: 'Ed25519' }, false, ['verify'])
     .catch(() => {
       throw new VkeyFormatError('the vkey is not an Ed25519 public key');
     });

@@ -1,0 +1,86 @@
+import { encodeBase64 } from '../domain/tlog/encoding.js';
+import { consistencyProof, inclusionProof } from '../domain/tlog/tree.js';
+import { ValidationError } from '../errors.js';
+import type { EvidenceLog } from '../ledger/evidence-bundle.js';
+import { checkpointIntervalMs } from '../runtime/config.js';
+import type { Deps } from '../runtime/deps.js';
+import { logTileReader, readLatestCheckpoint, type StoredCheckpoint } from '../store/log-store.js';
+import { checkpointKeyHistory } from './key-history.js';
+import { firmOrigin } from './log-checkpoint.js';
+import { checkpointCovering, NotYetCheckpointedError } from './log-proofs.js';
+import { cosignedNote } from './log-served-checkpoint.js';
+
+/**
+ * The verifiable-log part of an evidence bundle (issue 31, "Proofs in the evidence"): ONE checkpoint for the whole
+ * bundle, the latest, once it covers the bundle's last record (waiting for it as GET /records/{id}/proof does,
+ * bounded by three CHECKPOINT_INTERVAL_MS; no wait when checkpoints are off); records still beyond it are marked uncovered rather
+ * than failing the export (a bundle is always made). Each record's inclusion proof is read from the hash tiles
+ * (O(log n) tiles each), and, asked with `consistencyFrom`, the consistency proof from that size.
+ */
+export async function evidenceLog(
+  deps: Deps,
+  firmId: string,
+  sequenceNumbers: readonly number[],
+  consistencyFrom?: number,
+): Promise<EvidenceLog | null> {
+  const last = sequenceNumbers.at(-1);
+  const [checkpoint, checkpointKeys] = await Promise.all([
+    checkpointFor(deps, firmId, last),
+    checkpointKeyHistory(deps),
+  ]);
+  if (!checkpoint) {
+    if (consistencyFrom !== undefined) throw tooLarge(consistencyFrom, 0);
+    return null;
+  }
+  if (consistencyFrom !== undefined && consistencyFrom > checkpoint.size)
+    throw tooLarge(consistencyFrom, checkpoint.size);
+  const reader = logTileReader(deps, firmId);
+  const covered = sequenceNumbers.filter((s) => s <= checkpoint.size);
+  const [note, proofs, consistency] = await Promise.all([
+    cosignedNote(deps, firmId, checkpoint),
+    Promise.all(
+      covered.map(async (sequenceNumber) => ({
+        sequenceNumber,
+        hashes: (await inclusionProof(reader, sequenceNumber - 1, checkpoint.size)).map(encodeBase64),
+      })),
+    ),
+    consistencyFrom === undefined
+      ? null
+      : consistencyProof(reader, consistencyFrom, checkpoint.size).then((hashes) => ({
+          fromSize: consistencyFrom,
+          hashes: hashes.map(encodeBase64),
+        })),
+  ]);
+  return {
+    origin: firmOrigin(firmId),
+    checkpoint: note,
+    signedAt: checkpoint.signedAt,
+    checkpointKeys,
+    proofs,
+    uncoveredFromSequence: sequenceNumbers.find((s) => s > checkpoint.size) ?? null,
+    consistency,
+  };
+}
+
+/** The latest checkpoint, after waiting (bounded) for one that covers `last`; undefined when the log has none. */
+async function checkpointFor(
+  deps: Deps,
+  firmId: string,
+  last: number | undefined,
+): Promise<StoredCheckpoint | undefined> {
+  // No record, or checkpoints off (CHECKPOINT_INTERVAL_MS=0): no wait would bring a covering checkpoint.
+  if (last === undefined || checkpointIntervalMs() === 0) return readLatestCheckpoint(deps, firmId);
+  try {
+    return await checkpointCovering(deps, firmId, last);
+  } catch (error) {
+    if (!(error instanceof NotYetCheckpointedError)) throw error;
+    return readLatestCheckpoint(deps, firmId);
+  }
+}
+
+function tooLarge(from: number, size: number): ValidationError {
+  const message = `consistencyFrom must be at most ${size}, the tree size of the bundle's checkpoint`;
+  return new ValidationError(`Invalid consistencyFrom ${from}: ${message}`, [
+    { path: 'query.consistencyFrom', message },
+  ]);
+}
