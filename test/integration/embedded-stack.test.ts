@@ -128,8 +128,8 @@ describe('the embedded stack (npm start)', () => {
     const key = await ledgerctl(stack.dataDir, ['api-key', 'create', '--firm', firmId, '--name', 'ci']);
     expect(key.code).toBe(0);
     expect(key.stdout.trim().split('\n')).toHaveLength(1);
-    const json = key.json as { id: string; key: string; name: string; createdAt: string };
-    expect(Object.keys(json).sort()).toEqual(['createdAt', 'id', 'key', 'name']);
+    const json = key.json as { id: string; key: string; name: string; createdAt: string; scope: string };
+    expect(Object.keys(json).sort()).toEqual(['createdAt', 'id', 'key', 'name', 'scope']);
     const me = await call(stack, 'GET', '/v1/firm/me', { key: json.key });
     expect(me.body.id).toBe(firmId);
   });
