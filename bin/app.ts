@@ -3,6 +3,8 @@ import { FIRM_CLAIM, type OidcSettings } from '../lib/auth.js';
 import { GovernanceLedgerStack } from '../lib/stack.js';
 import { parseStage } from '../lib/stage.js';
 import { buildConsoleIfStale } from '../scripts/console-build.js';
+import { checkWebhookUrl } from '../shared/domain/webhooks/url-policy.js';
+import { parsePlatformWitnesses, parseWitnessVkey } from '../shared/domain/witnesses/witness-vkey.js';
 
 /**
  * The CDK app: one stack per stage.
@@ -12,6 +14,8 @@ import { buildConsoleIfStale } from '../scripts/console-build.js';
  *        [-c oidcJwksUrl=...] [-c oidcFirmClaim=...]        (trust that issuer instead of a Cognito user pool)
  *   npx cdk deploy -c stage=prod -c signingKeys=2 [-c retiredSigningKeys=1]   (key rotation, docs/deploy.md)
  *   npx cdk deploy -c stage=prod -c indexLimit=N    (upgrading a stage one index per deploy, docs/deploy.md)
+ *   npx cdk deploy -c stage=prod -c platformWitnesses='<vkey> https://witness.example/a, <vkey> <url>'
+ *        (witnesses every firm's checkpoints are submitted to, docs/witness.md)
  */
 const app = new App();
 
@@ -57,6 +61,18 @@ function externalIssuer(): OidcSettings | undefined {
   };
 }
 
+/** Checked at synth: a malformed entry fails the deploy, not the first submission. */
+function platformWitnesses(): string | undefined {
+  const setting = context('platformWitnesses');
+  if (setting === undefined) return undefined;
+  for (const entry of parsePlatformWitnesses(setting)) {
+    parseWitnessVkey(entry.vkey);
+    const checked = checkWebhookUrl(entry.url, { allowInsecureLoopback: false });
+    if (!checked.ok) throw new Error(`platformWitnesses: the URL ${entry.url} ${checked.reason}`);
+  }
+  return setting;
+}
+
 const stage = parseStage(context('stage') ?? 'dev');
 // The stack deploys the built web console (lib/console.ts): build it first when any of its sources changed.
 buildConsoleIfStale();
@@ -69,6 +85,7 @@ new GovernanceLedgerStack(app, `GovernanceLedger-${stage}`, {
   alarmEmail: context('alarmEmail'),
   signingKeys: positiveInteger('signingKeys'),
   retiredSigningKeys: nonNegativeInteger('retiredSigningKeys'),
+  platformWitnesses: platformWitnesses(),
   env: { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION },
   description: `Governance ledger service, stage ${stage}`,
 });

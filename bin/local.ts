@@ -48,6 +48,7 @@ import {
 } from '../shared/runtime/local-deps.js';
 import { logger } from '../shared/runtime/logger.js';
 import { TABLES } from '../shared/store/tables.js';
+import { platformWitnesses } from '../shared/services/witness-registry.js';
 import { WORKERS } from '../shared/workers/table.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -162,6 +163,8 @@ process.env[ENV.publicBaseUrl] ||= baseUrl;
 // A development stack: webhooks may target the developer's own machine (http or https on loopback). AWS
 // never sets this, so production refuses loopback and plain http.
 process.env.WEBHOOK_ALLOW_INSECURE_LOOPBACK ??= 'true';
+// Platform-wide witnesses (PLATFORM_WITNESSES, issue 31): a malformed setting stops the stack here, not a submission.
+platformWitnesses();
 const queue = new LocalQueue();
 let pool: InstancePool | undefined;
 if (instanceCount === 0) {

@@ -17,7 +17,7 @@ import { FilterPattern, MetricFilter } from 'aws-cdk-lib/aws-logs';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import { Construct } from 'constructs';
-import { VERIFICATION_FAILED_LOG } from '../shared/runtime/logger.js';
+import { VERIFICATION_FAILED_LOG, WITNESS_REFUSED_LOG } from '../shared/runtime/logger.js';
 import type { WorkQueues } from './queues.js';
 import { pascal } from './queues.js';
 import type { ServiceFunction } from './service-function.js';
@@ -153,6 +153,31 @@ export class Monitoring extends Construct {
     }
     alarm('failed-verifications', failedVerifications, 1, 'A chain verification found broken records');
 
+    // A witness refused a checkpoint (422): it holds another history of a firm's log. Counted from the ERROR line
+    // the log-witness worker logs, in the log group of the function that logs it.
+    const witnessRefusals = new Metric({
+      namespace: metricNamespace(stage.name),
+      metricName: 'WitnessRefusals',
+      period,
+      statistic: 'Sum',
+    });
+    const witnessWorker = props.functions.get('log-witness');
+    if (witnessWorker) {
+      new MetricFilter(this, 'WitnessRefusals', {
+        logGroup: witnessWorker.logGroup,
+        metricNamespace: metricNamespace(stage.name),
+        metricName: 'WitnessRefusals',
+        filterPattern: FilterPattern.stringValue('$.message', '=', WITNESS_REFUSED_LOG),
+        metricValue: '1',
+      });
+      alarm(
+        'witness-refusals',
+        witnessRefusals,
+        1,
+        'A witness refused a checkpoint (bad consistency proof): it saw another history of a firm’s log',
+      );
+    }
+
     this.dashboard = new Dashboard(this, 'Dashboard', {
       dashboardName: `gls-${stage.name}-${Stack.of(this).region}`,
       defaultInterval: Duration.hours(24),
@@ -174,6 +199,9 @@ export class Monitoring extends Construct {
       new GraphWidget({ title: 'Lambda throttles', left: throttles, width: 8, legendPosition: undefined }),
       new GraphWidget({ title: 'Dead-letter queue depth', left: deadLetters, width: 8 }),
       new GraphWidget({ title: 'Failed chain verifications', left: [failedVerifications], width: 8 }),
+    );
+    this.dashboard.addWidgets(
+      new GraphWidget({ title: 'Witness refusals (split view)', left: [witnessRefusals], width: 8 }),
     );
     this.dashboard.addWidgets(new AlarmStatusWidget({ title: 'Alarms', alarms: this.alarms, width: 24 }));
   }

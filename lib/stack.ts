@@ -3,6 +3,7 @@ import type { Construct } from 'constructs';
 import { ROUTE_AREAS } from '../shared/routes.js';
 import { ENV } from '../shared/runtime/config.js';
 import type { RouteDef } from '../shared/routes/route.js';
+import * as witnessRoutes from '../shared/routes/witnesses.js';
 import { WORKERS, type WorkerDef } from '../shared/workers/table.js';
 import { Api } from './api.js';
 import { Auth, type OidcSettings } from './auth.js';
@@ -37,6 +38,11 @@ export interface GovernanceLedgerStackProps extends StackProps {
   signingKeys?: number;
   /** Oldest keys that may no longer Sign (`-c retiredSigningKeys`). @default 0 */
   retiredSigningKeys?: number;
+  /**
+   * Platform-wide witnesses of every firm's log (`-c platformWitnesses`, PLATFORM_WITNESSES: `<vkey> <url>`
+   * entries separated by commas), set on the log-witness worker and the witness routes. @default none
+   */
+  platformWitnesses?: string;
 }
 
 /** The whole service for one stage. It only composes the areas; each area owns its resources and grants. */
@@ -63,6 +69,7 @@ export class GovernanceLedgerStack extends Stack {
       alarmEmail,
       signingKeys,
       retiredSigningKeys,
+      platformWitnesses,
       ...stackProps
     } = props;
     const stage = stageSettings(stageName);
@@ -101,6 +108,11 @@ export class GovernanceLedgerStack extends Stack {
         this.workers.functions
           .get(worker.name)!
           .addEnvironment(ENV.publicBaseUrl, publicBaseUrl ?? this.api.url);
+    }
+    if (platformWitnesses) {
+      const readers = new Set(['log-witness', ...Object.values(witnessRoutes).map((r) => r.operationId)]);
+      for (const [name, fn] of [...this.api.functions, ...this.workers.functions])
+        if (readers.has(name)) fn.addEnvironment(ENV.platformWitnesses, platformWitnesses);
     }
     this.console?.deploy({ apiUrl: publicBaseUrl ?? this.api.url, httpApi: this.api.httpApi });
     this.monitoring = new Monitoring(this, 'Monitoring', {

@@ -11,6 +11,7 @@ import * as reportLog from './routes/report-log.js';
 import * as review from './routes/review.js';
 import * as users from './routes/users.js';
 import * as webhooks from './routes/webhooks.js';
+import * as witnesses from './routes/witnesses.js';
 import type { HttpMethod, RouteDef } from './routes/route.js';
 
 /**
@@ -31,6 +32,7 @@ export const ROUTE_AREAS: Readonly<Record<string, readonly RouteDef[]>> = {
   reportLog: Object.values(reportLog),
   governanceReports: Object.values(governanceReports),
   webhooks: Object.values(webhooks),
+  witnesses: Object.values(witnesses),
 } as Record<string, RouteDef[]>;
 
 /**

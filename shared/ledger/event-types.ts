@@ -19,6 +19,8 @@ export const LEDGER_EVENT_TYPES = [
   'FIRM_SETTINGS_UPDATED',
   // Issue 15: precedes a firm's first record under a new signing key; no webhook name.
   'SIGNING_KEY_ROTATED',
+  // Issue 31: a witness refused a checkpoint of the firm's verifiable log (422, a bad consistency proof).
+  'LOG_WITNESS_REFUSED',
 ] as const;
 
 export type LedgerEventType = (typeof LEDGER_EVENT_TYPES)[number];
@@ -36,6 +38,7 @@ export const WEBHOOK_EVENT_NAMES = {
   INCIDENT_LOGGED: 'incident.logged',
   INCIDENT_RESOLVED: 'incident.resolved',
   FIRM_SETTINGS_UPDATED: 'firm-settings.updated',
+  LOG_WITNESS_REFUSED: 'log.witness-refused',
 } as const satisfies Partial<Record<LedgerEventType, string>>;
 
 /** The events that complete a review job (one per job). */

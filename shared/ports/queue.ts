@@ -9,7 +9,8 @@ export type QueueName =
   | 'webhooks'
   | 'certificates'
   | 'user-activation'
-  | 'log-checkpoint';
+  | 'log-checkpoint'
+  | 'log-witness';
 
 /** SQS's longest per-message delay (DelaySeconds). */
 export const MAX_DELAY_SECONDS = 900;

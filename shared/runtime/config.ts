@@ -45,6 +45,7 @@ export const ENV = {
   certificatesQueueUrl: 'CERTIFICATES_QUEUE_URL',
   userActivationQueueUrl: 'USER_ACTIVATION_QUEUE_URL',
   logCheckpointQueueUrl: 'LOG_CHECKPOINT_QUEUE_URL',
+  logWitnessQueueUrl: 'LOG_WITNESS_QUEUE_URL',
   /** The KMS Ed25519 key (ECC_NIST_EDWARDS25519) that signs checkpoints as signature type 0x01 (issue 31). */
   checkpointKeyId: 'CHECKPOINT_KEY_ID',
   /** Public base URL certificates print (verification link, QR code); the embedded stack sets its own. */
@@ -105,6 +106,12 @@ export const ENV = {
   checkpointSignBudgetPerSecond: 'CHECKPOINT_SIGN_BUDGET_PER_S',
   /** Embedded stack: seconds between runs of the log repair sweep (default 60, like the AWS schedule). */
   logRepairIntervalSeconds: 'LOG_REPAIR_INTERVAL_SECONDS',
+  /**
+   * Platform-wide witnesses every firm's checkpoints are submitted to, besides the firm's own (issue 31):
+   * entries `<C2SP vkey, type 0x04> <submission prefix URL>`, separated by commas or newlines. The CDK app sets
+   * it from `-c platformWitnesses=…`; the embedded stack reads it from its environment.
+   */
+  platformWitnesses: 'PLATFORM_WITNESSES',
 } as const;
 
 /**
@@ -148,6 +155,9 @@ export function signerLimits(): { deadlineMs: number; maxInFlight: number } {
  */
 export const checkpointIntervalMs = (): number => intEnv(ENV.checkpointIntervalMs, 1_000);
 
+/** The PLATFORM_WITNESSES setting as written ('' when unset); shared/services/witness-registry.ts parses it. */
+export const platformWitnessesSetting = (): string => optionalEnv(ENV.platformWitnesses, '');
+
 /** Checkpoint Signs per second for the whole account (CHECKPOINT_SIGN_BUDGET_PER_S, default 20; 0: unlimited). */
 export const checkpointSignBudgetPerSecond = (): number => intEnv(ENV.checkpointSignBudgetPerSecond, 20);
 
@@ -160,6 +170,7 @@ export const QUEUE_URL_ENV: Record<QueueName, string> = {
   certificates: ENV.certificatesQueueUrl,
   'user-activation': ENV.userActivationQueueUrl,
   'log-checkpoint': ENV.logCheckpointQueueUrl,
+  'log-witness': ENV.logWitnessQueueUrl,
 };
 
 /**

@@ -13,3 +13,10 @@ export const logger = new Logger({
  * function's log group counts it, and an alarm fires on one (lib/monitoring.ts): keep the text stable.
  */
 export const VERIFICATION_FAILED_LOG = 'Chain verification found broken records';
+
+/**
+ * Logged (ERROR) when a witness refuses a checkpoint with 422 (shared/services/witness-submission.ts): it holds
+ * another history of the firm's log, someone saw a split view. In AWS a metric filter on the workers' log group
+ * counts it (WitnessRefusals) and an alarm fires on one (lib/monitoring.ts): keep the text stable.
+ */
+export const WITNESS_REFUSED_LOG = 'A witness refused a checkpoint: it holds another history of the log';

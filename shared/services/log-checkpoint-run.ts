@@ -14,6 +14,7 @@ import {
 import { publishCheckpoint } from './log-checkpoint.js';
 import { reserveCheckpointSigns } from './log-checkpoint-budget.js';
 import { integrateStep } from './log-integrator.js';
+import { queueWitnessSubmission } from './witness-queue.js';
 
 /**
  * One run of the `log-checkpoint` worker for a firm (issue 31; docs/architecture.md, "Verifiable log"). Runs are
@@ -116,7 +117,10 @@ async function whileHeld(deps: Deps, firmId: string, holder: string, deadline: n
   const signAfter = latest ? Date.parse(latest.signedAt) + checkpointIntervalMs() : 0;
   if (signAfter > deps.clock.now().getTime()) return { ...round, signAfter };
   if (!(await lease.holdFor(await reserveCheckpointSigns(deps)))) return round;
-  if (await publishCheckpoint(deps, firmId, tree)) round.checkpoints += 1;
+  if (await publishCheckpoint(deps, firmId, tree)) {
+    round.checkpoints += 1;
+    await queueWitnessSubmission(deps, firmId, tree.size);
+  }
   round.progressed = true;
   return round;
 }

@@ -44,18 +44,23 @@ export function guardedLookup(policy: AddressPolicy) {
 
 export interface PostResult {
   statusCode: number;
+  /** With `maxResponseBytes`: the answer's Content-Type (lower case, '' when absent) and its body as UTF-8. */
+  contentType?: string;
+  body?: string;
 }
 
 /**
  * POSTs a webhook body: no redirects followed, no connection reuse (every attempt resolves and checks
  * afresh), the whole exchange bounded by `timeoutMs`. Resolves with any HTTP status; rejects with a
- * DeliveryNetworkError when no status came back.
+ * DeliveryNetworkError when no status came back. The answer's body is not read unless `maxResponseBytes` is
+ * given (a witness's cosignature, shared/services/witness-submission.ts): then it is read within the same
+ * timeout, and a longer one is a DeliveryNetworkError.
  */
 export async function postWebhook(
   rawUrl: string,
   body: string,
   headers: Record<string, string>,
-  options: { timeoutMs: number; policy: UrlPolicy },
+  options: { timeoutMs: number; policy: UrlPolicy; maxResponseBytes?: number },
 ): Promise<PostResult> {
   // The URL passed these rules at registration; check again in case the rules became stricter since.
   const checked = checkWebhookUrl(rawUrl, options.policy);
@@ -84,9 +89,29 @@ export async function postWebhook(
       else resolve(result!);
     };
     const request = send(requestOptions, (response) => {
-      // Only the status matters: the body is not read, so a receiver cannot hold the worker with it.
-      finish(null, { statusCode: response.statusCode ?? 0 });
-      response.destroy();
+      const statusCode = response.statusCode ?? 0;
+      const limit = options.maxResponseBytes;
+      if (limit === undefined) {
+        // Only the status matters: the body is not read, so a receiver cannot hold the worker with it.
+        finish(null, { statusCode });
+        response.destroy();
+        return;
+      }
+      const contentType = (response.headers['content-type'] ?? '').toLowerCase();
+      const chunks: Buffer[] = [];
+      let size = 0;
+      response.on('data', (chunk: Buffer) => {
+        size += chunk.length;
+        if (size > limit) {
+          request.destroy(new DeliveryNetworkError(`The answer is longer than ${limit} bytes`));
+          return;
+        }
+        chunks.push(chunk);
+      });
+      response.on('end', () =>
+        finish(null, { statusCode, contentType, body: Buffer.concat(chunks).toString('utf8') }),
+      );
+      response.on('error', (error) => finish(error));
     });
     const timer = setTimeout(() => {
       request.destroy(new DeliveryNetworkError(`Timed out after ${options.timeoutMs} ms`));

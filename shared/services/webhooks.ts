@@ -55,14 +55,18 @@ export function presentDelivery(delivery: WebhookDeliveryItem) {
   };
 }
 
-const refused = (reason: string) =>
-  new ValidationError(`Webhook URL refused: it ${reason}`, [{ path: 'body.url', message: `URL ${reason}` }]);
-
 /**
  * The URL rules at registration: scheme, credentials and literal host (checkWebhookUrl), then every address
- * the host name resolves to now. Deliveries check the connected address again, every time.
+ * the host name resolves to now. Deliveries check the connected address again, every time. `what` names the
+ * URL in the 400 (a witness's submission URL follows the same rules).
  */
-export async function assertRegistrableUrl(raw: string, policy: UrlPolicy): Promise<void> {
+export async function assertRegistrableUrl(
+  raw: string,
+  policy: UrlPolicy,
+  what = 'Webhook URL',
+): Promise<void> {
+  const refused = (reason: string) =>
+    new ValidationError(`${what} refused: it ${reason}`, [{ path: 'body.url', message: `URL ${reason}` }]);
   const checked = checkWebhookUrl(raw, policy);
   if (!checked.ok) throw refused(checked.reason);
   if (checked.ipLiteral !== null || checked.host === 'localhost' || checked.host.endsWith('.localhost'))

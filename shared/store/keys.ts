@@ -122,6 +122,13 @@ export const keys = {
     sk: `COSIG#${padSequence(size)}#${witnessKeyId}`,
   }),
   logLease: (firmId: string) => ({ pk: `FIRM#${firmId}`, sk: 'LOGLEASE' }),
+  /**
+   * A witness the firm registered (main table, shared/store/witness-store.ts): `WITNESS#<key ID, 8 hex>`; and
+   * what the service knows of each witness it submits to, the firm's and the platform's: `WITNESSSTATE#<key ID>`
+   * (the size it last acknowledged, the last answer, whether it is refusing).
+   */
+  witness: (firmId: string, keyId: string) => ({ pk: `FIRM#${firmId}`, sk: `WITNESS#${keyId}` }),
+  witnessState: (firmId: string, keyId: string) => ({ pk: `FIRM#${firmId}`, sk: `WITNESSSTATE#${keyId}` }),
   /** The account's checkpoint Sign budget (a GCRA `tat`, shared/services/log-checkpoint-budget.ts). */
   checkpointBudget: () => ({ pk: LOG_BUDGET_PK, sk: 'CHECKPOINTSIGNS' }),
   /** One version of the signing-key history (issue 15), append-only: the highest version is the current one. */
@@ -153,6 +160,8 @@ export const SK_PREFIX = {
   incident: 'INC#',
   reportLog: 'REPORT#',
   webhook: 'WEBHOOK#',
+  witness: 'WITNESS#',
+  witnessState: 'WITNESSSTATE#',
   webhookDelivery: (webhookId: string) => `WHDELIVERY#${webhookId}#`,
   cosignature: (size: number) => `COSIG#${padSequence(size)}#`,
 } as const;

@@ -204,9 +204,40 @@ export const WORKERS: readonly WorkerDef[] = [
     },
     // Writes only log items (tiles, LOGTREE, checkpoints, its lease, the Sign budget) with conditional Puts; signs
     // with the ledger key (type 0x02) and is the one function that may sign with the checkpoint key (0x01).
-    permissions: { ledger: 'append', sign: true, signCheckpoints: true, queues: ['log-checkpoint'] },
+    permissions: {
+      ledger: 'append',
+      sign: true,
+      signCheckpoints: true,
+      queues: ['log-checkpoint', 'log-witness'],
+    },
     timeoutSeconds: LOG_CHECKPOINT_TIMEOUT_SECONDS,
     needsPublicBaseUrl: true,
+  },
+  {
+    name: 'log-witness',
+    handler: 'functions/workers/log-witness',
+    description:
+      "Submits a firm's new checkpoint to its witnesses and the platform's (C2SP tlog-witness) and keeps their cosignatures",
+    trigger: {
+      kind: 'queue',
+      queue: 'log-witness',
+      batchSize: 1,
+      // Witness failures are retried by re-queuing with a backoff delay (shared/services/witness-submission.ts);
+      // these receives only retry our own failures (DynamoDB, SQS) before the message is dead-lettered.
+      maxReceiveCount: 5,
+      visibilityTimeoutSeconds: 90,
+    },
+    // Witness state (main), cosignatures (ledger, conditional Puts), and the LOG_WITNESS_REFUSED record of an alarm
+    // (an append: signed, archived); its own queue for retries.
+    permissions: {
+      main: 'write',
+      ledger: 'append',
+      immutable: 'write',
+      sign: true,
+      queues: ['log-witness'],
+    },
+    // Each witness's exchange is bounded by the delivery timeout (WEBHOOK_TIMEOUT_MS, 10 s), a 409 adds two more.
+    timeoutSeconds: 60,
   },
   {
     name: 'log-repair-sweep',

@@ -1,6 +1,6 @@
 import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { ROUTES } from '../../shared/routes.js';
-import { VERIFICATION_FAILED_LOG } from '../../shared/runtime/logger.js';
+import { VERIFICATION_FAILED_LOG, WITNESS_REFUSED_LOG } from '../../shared/runtime/logger.js';
 import { WORKERS } from '../../shared/workers/table.js';
 import { synth } from './synth.js';
 import { functionIdByDescription, referencedId, resources } from './template-graph.js';
@@ -101,7 +101,9 @@ describe('monitoring', () => {
   });
 
   it("counts failed verifications from every function's log group and alarms on the first", () => {
-    const filters = Object.values(resources(template, 'AWS::Logs::MetricFilter'));
+    const filters = Object.values(resources(template, 'AWS::Logs::MetricFilter')).filter(
+      (filter) => filter.Properties.MetricTransformations[0].MetricName === 'FailedVerifications',
+    );
     // Every function logs to one of the two log groups; each group has the filter.
     const logGroupsOfFunctions = new Set(
       Object.entries(resources(template, 'AWS::Lambda::Function'))
@@ -127,6 +129,37 @@ describe('monitoring', () => {
       MetricName: 'FailedVerifications',
       Threshold: 1,
     });
+  });
+
+  it("counts witness refusals from the log-witness worker's log group and alarms on the first", () => {
+    const filters = Object.values(resources(template, 'AWS::Logs::MetricFilter')).filter(
+      (filter) => filter.Properties.MetricTransformations[0].MetricName === 'WitnessRefusals',
+    );
+    expect(filters).toHaveLength(1);
+    const [filter] = filters;
+    expect(filter.Properties.FilterPattern).toBe(`{ $.message = "${WITNESS_REFUSED_LOG}" }`);
+    expect(filter.Properties.MetricTransformations).toEqual([
+      expect.objectContaining({ MetricNamespace: 'GovernanceLedger/prod', MetricValue: '1' }),
+    ]);
+    const witnessWorker = functionIdByDescription(
+      template,
+      WORKERS.find((w) => w.name === 'log-witness')!.description,
+    );
+    const functions = resources(template, 'AWS::Lambda::Function');
+    expect(referencedId(filter.Properties.LogGroupName)).toBe(
+      referencedId(functions[witnessWorker]!.Properties.LoggingConfig.LogGroup),
+    );
+    const alarm = alarmsOf(template).find((a) => a.Properties.AlarmName === 'gls-prod-witness-refusals')!;
+    expect(alarm.Properties).toEqual(
+      expect.objectContaining({
+        Namespace: 'GovernanceLedger/prod',
+        MetricName: 'WitnessRefusals',
+        Statistic: 'Sum',
+        Threshold: 1,
+        ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+        AlarmActions: [{ Ref: topicId }],
+      }),
+    );
   });
 
   it('has a dashboard', () => {

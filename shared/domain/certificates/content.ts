@@ -65,6 +65,7 @@ const EVENT_LABELS: Record<LedgerEventType, string> = {
   ASSURANCE_REVIEW_SIGNED: 'Assurance review signed off',
   FIRM_SETTINGS_UPDATED: 'Compliance settings changed',
   SIGNING_KEY_ROTATED: 'Ledger signing key rotated',
+  LOG_WITNESS_REFUSED: 'A witness refused a checkpoint of the verifiable log',
 };
 
 const PILLS: Partial<Record<LedgerEventType, { label: string; tone: PillTone }>> = {
