@@ -27,3 +27,20 @@ export async function postIncident(baseUrl: string, apiKey: string, body: unknow
   await response.arrayBuffer();
   return response.status;
 }
+
+/** Sends `POST /v1/incidents` with `body`; its status and, on 201, the new incident's id. */
+export async function postIncidentForId(
+  baseUrl: string,
+  apiKey: string,
+  body: unknown,
+): Promise<{ status: number; incidentId?: string }> {
+  const response = await fetch(`${baseUrl}/v1/incidents`, {
+    method: 'POST',
+    headers: { 'X-Service-Key': apiKey, 'Content-Type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  const text = await response.text();
+  if (response.status !== 201) return { status: response.status };
+  const id = (JSON.parse(text) as { id?: string; data?: { id?: string } }).id;
+  return { status: response.status, ...(id ? { incidentId: id } : {}) };
+}
