@@ -32,6 +32,13 @@ export const BUNDLE_OPTIONS = {
  */
 export const BUNDLE_BUDGET_BYTES = { route: 300 * 1024, worker: 512 * 1024 } as const;
 
+/**
+ * Functions with a budget of their own. getOpenApi renders every route's schemas, so it grows with the interface
+ * (238 KiB in issue 11, 303 KiB with the verifiable log, witnesses and faults of 2026-11-28); the next step is to
+ * render the description at build time and serve it as a static document.
+ */
+export const BUNDLE_BUDGET_OVERRIDES: Readonly<Record<string, number>> = { getOpenApi: 330 * 1024 };
+
 /** SDK clients a function's bundle contains, from the resources its Permissions grant. */
 export interface BundledClients {
   s3: boolean;
@@ -60,6 +67,7 @@ export function bundledClients(permissions: Permissions): BundledClients {
  * function that may only read the public key gets the bare KMS signer, without the Sign throttling wrapper.
  */
 export function bundleDefines(permissions: Permissions): Record<string, string> {
+  const granted = (value: unknown) => value !== undefined && value !== false;
   const clients = bundledClients(permissions);
   const signs = permissions.sign !== undefined && permissions.sign !== false;
   return {
@@ -67,5 +75,7 @@ export function bundleDefines(permissions: Permissions): Record<string, string> 
     'process.env.GLS_BUNDLE_KMS': JSON.stringify(String(clients.kms)),
     'process.env.GLS_BUNDLE_SQS': JSON.stringify(String(clients.sqs)),
     'process.env.GLS_BUNDLE_SIGN': JSON.stringify(String(signs)),
+    // Only the log's integrator signs checkpoints: every other function leaves the Ed25519 KMS signer out.
+    'process.env.GLS_BUNDLE_NOTE_SIGN': JSON.stringify(String(granted(permissions.signCheckpoints))),
   };
 }

@@ -121,7 +121,7 @@ export function createAwsDeps(): Deps {
     },
     get noteSigner() {
       // Only the log's integrator is granted the checkpoint key (lib/ledger.ts); the variable is set for it alone.
-      return process.env.GLS_BUNDLE_KMS === 'false' || !process.env[ENV.checkpointKeyId]
+      return process.env.GLS_BUNDLE_NOTE_SIGN === 'false' || !process.env[ENV.checkpointKeyId]
         ? undefined
         : (noteSigner ??= noteSignerOf(
             withSignLimits(

@@ -32,8 +32,13 @@ describe('bundledClients', () => {
       'process.env.GLS_BUNDLE_KMS': '"true"',
       'process.env.GLS_BUNDLE_SQS': '"false"',
       'process.env.GLS_BUNDLE_SIGN': '"true"',
+      'process.env.GLS_BUNDLE_NOTE_SIGN': '"false"',
     });
     expect(bundleDefines({ publicKey: true })['process.env.GLS_BUNDLE_SIGN']).toBe('"false"');
+    // Only the log's integrator carries the Ed25519 checkpoint signer.
+    expect(bundleDefines({ sign: true, signCheckpoints: true })['process.env.GLS_BUNDLE_NOTE_SIGN']).toBe(
+      '"true"',
+    );
   });
 });
 
