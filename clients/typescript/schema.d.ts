@@ -2243,6 +2243,45 @@ export interface components {
              * @description ISO 8601 date-time (UTC, milliseconds)
              */
             generatedAt: string;
+            /** @description The records' place in the firm's verifiable log (docs/ledger-format.md §12); null while the log has no checkpoint */
+            log: {
+                /** @description The checkpoint origin, `<host[:port]>/ledger/<firmId>` */
+                origin: string;
+                /** @description The C2SP signed note of the checkpoint: text, the 0x02 ECDSA and 0x01 Ed25519 log signatures, then any witness cosignatures */
+                checkpoint: string;
+                /**
+                 * Format: date-time
+                 * @description When the log signed it: picks the keys by their windows
+                 */
+                signedAt: string;
+                /** @description The checkpoint-key history, oldest first */
+                checkpointKeys: {
+                    /** @description base64 of the 32-byte Ed25519 public key */
+                    publicKey: string;
+                    /** @constant */
+                    algorithm: "ED25519_SHA_512";
+                    /** @constant */
+                    keySpec: "ECC_NIST_EDWARDS25519";
+                    /**
+                     * Format: date-time
+                     * @description ISO 8601 date-time (UTC, milliseconds)
+                     */
+                    validFrom: string;
+                    validUntil: string | null;
+                }[];
+                /** @description Each covered record's RFC 6962 inclusion hashes (base64); its C2SP tlog-proof is `c2sp.org/tlog-proof@v1`, `index <sequenceNumber − 1>`, the hashes, a blank line, the checkpoint */
+                proofs: {
+                    sequenceNumber: number;
+                    hashes: string[];
+                }[];
+                /** @description The first record of the bundle not yet in a checkpoint (after a bounded wait); null: all are */
+                uncoveredFromSequence: number | null;
+                /** @description With consistencyFrom=M: the consistency proof from tree size M to the checkpoint */
+                consistency: {
+                    fromSize: number;
+                    hashes: string[];
+                } | null;
+            } | null;
         };
         ExplainabilityRecord: {
             job: components["schemas"]["ReviewJobDetail"];
@@ -2748,6 +2787,45 @@ export interface components {
              * @description ISO 8601 date-time (UTC, milliseconds)
              */
             generatedAt: string;
+            /** @description The records' place in the firm's verifiable log (docs/ledger-format.md §12); null while the log has no checkpoint */
+            log: {
+                /** @description The checkpoint origin, `<host[:port]>/ledger/<firmId>` */
+                origin: string;
+                /** @description The C2SP signed note of the checkpoint: text, the 0x02 ECDSA and 0x01 Ed25519 log signatures, then any witness cosignatures */
+                checkpoint: string;
+                /**
+                 * Format: date-time
+                 * @description When the log signed it: picks the keys by their windows
+                 */
+                signedAt: string;
+                /** @description The checkpoint-key history, oldest first */
+                checkpointKeys: {
+                    /** @description base64 of the 32-byte Ed25519 public key */
+                    publicKey: string;
+                    /** @constant */
+                    algorithm: "ED25519_SHA_512";
+                    /** @constant */
+                    keySpec: "ECC_NIST_EDWARDS25519";
+                    /**
+                     * Format: date-time
+                     * @description ISO 8601 date-time (UTC, milliseconds)
+                     */
+                    validFrom: string;
+                    validUntil: string | null;
+                }[];
+                /** @description Each covered record's RFC 6962 inclusion hashes (base64); its C2SP tlog-proof is `c2sp.org/tlog-proof@v1`, `index <sequenceNumber − 1>`, the hashes, a blank line, the checkpoint */
+                proofs: {
+                    sequenceNumber: number;
+                    hashes: string[];
+                }[];
+                /** @description The first record of the bundle not yet in a checkpoint (after a bounded wait); null: all are */
+                uncoveredFromSequence: number | null;
+                /** @description With consistencyFrom=M: the consistency proof from tree size M to the checkpoint */
+                consistency: {
+                    fromSize: number;
+                    hashes: string[];
+                } | null;
+            } | null;
             /** @description The certificate as issued (what it prints and certified); null when the record has none */
             certificate: {
                 id: string;
@@ -3836,6 +3914,8 @@ export interface operations {
                 toSequence?: number;
                 /** @description At most this many records, 1 to 1000 */
                 limit?: number;
+                /** @description A tree size M of a checkpoint you kept: the bundle's log.consistency is then the RFC 6962 consistency proof from M to the bundle's checkpoint (`verify-evidence --since`). At most that checkpoint's size, else 400 */
+                consistencyFrom?: number;
             };
             header?: never;
             path?: never;
