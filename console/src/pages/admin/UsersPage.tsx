@@ -1,10 +1,11 @@
 /** Users of the firm: invite one, change a role or the FG21/1 specialist flag, deactivate. */
 import { useEffect, useState, type FormEvent } from 'react';
 import type { components } from '../../../../clients/typescript/index';
-import { useApi } from '../../app/api';
+import { dataOrThrow, useApi } from '../../app/api';
 import { useSession } from '../../app/session';
 import { DataTable, ErrorMessage, Loading, Page } from '../../app/ui';
-import { dateTime, useAction, useApiLoad, words } from '../common';
+import { useLoad } from '../../app/use-load';
+import { dateTime, useAction, words } from '../common';
 
 type User = components['schemas']['User'];
 type Role = User['role'];
@@ -12,18 +13,47 @@ type Qualification = User['qualifications'][number];
 const ROLES: Role[] = ['REVIEWER', 'LEAD_REVIEWER', 'FIRM_ADMIN'];
 const QUALIFICATIONS: Qualification[] = ['CFA', 'CFP', 'DIP_PFS', 'CISI', 'IMC'];
 
+/** A change to a user shown before the list says so; `completedAt` once its request answered. */
+interface Pending {
+  fields: Partial<User>;
+  token: symbol;
+  completedAt?: number;
+}
+
 export function UsersPage() {
   const api = useApi();
   const { user: me } = useSession();
-  const users = useApiLoad(() => api.GET('/v1/firm/me/users'), [api]);
+  // Each answer says when its request started, so a change is replaced only by a list read after it completed.
+  const users = useLoad(async () => {
+    const startedAt = performance.now();
+    return { startedAt, list: dataOrThrow(await api.GET('/v1/firm/me/users')) };
+  }, [api]);
   const change = useAction();
-  // A change shows at once; the list's next answer replaces it (or, when the change failed, restores the value).
-  const [pending, setPending] = useState<Record<string, Partial<User>>>({});
-  useEffect(() => setPending({}), [users.data]);
+  // A change shows at once and stays until a list read after its request completed replaces it (or, when the
+  // change failed, restores the value). A list read while it ran (the reload of an earlier change) says nothing
+  // of it: clearing the change then would show the old value for a moment.
+  const [pending, setPending] = useState<Record<string, Pending>>({});
+  useEffect(() => {
+    const readAt = users.data?.startedAt;
+    if (readAt === undefined) return;
+    setPending((p) =>
+      Object.fromEntries(
+        Object.entries(p).filter(
+          ([, change]) => change.completedAt === undefined || change.completedAt > readAt,
+        ),
+      ),
+    );
+  }, [users.data]);
 
   async function update(user: User, body: { role?: Role; specialistVulnerability?: boolean }) {
-    setPending((p) => ({ ...p, [user.id]: { ...p[user.id], ...body } }));
+    const token = Symbol(user.id);
+    setPending((p) => ({ ...p, [user.id]: { fields: { ...p[user.id]?.fields, ...body }, token } }));
     await change.run(() => api.POST('/v1/firm/me/users/{id}', { params: { path: { id: user.id } }, body }));
+    const completedAt = performance.now();
+    // Completed only if no later change of the same user started meanwhile (that one completes it).
+    setPending((p) =>
+      p[user.id]?.token === token ? { ...p, [user.id]: { ...p[user.id]!, completedAt } } : p,
+    );
     users.reload();
   }
 
@@ -49,7 +79,7 @@ export function UsersPage() {
           <DataTable<User>
             caption="Users"
             rowKey={(row) => row.id}
-            rows={users.data.map((u) => ({ ...u, ...pending[u.id] }))}
+            rows={users.data.list.map((u) => ({ ...u, ...pending[u.id]?.fields }))}
             columns={[
               { header: 'Name', cell: (u) => u.name },
               { header: 'Email', cell: (u) => u.email },
