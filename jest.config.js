@@ -14,6 +14,7 @@ const common = {
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
   testEnvironment: 'node',
   setupFiles: ['<rootDir>/test/support/quiet-logs.ts'],
+  setupFilesAfterEnv: ['<rootDir>/test/support/settle-background.ts'],
 };
 
 export default {

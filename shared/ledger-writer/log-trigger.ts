@@ -1,3 +1,4 @@
+import { inBackground } from '../runtime/background-work.js';
 import { checkpointIntervalMs } from '../runtime/config.js';
 import type { Deps } from '../runtime/deps.js';
 import { logger } from '../runtime/logger.js';
@@ -43,9 +44,11 @@ export function triggerCheckpoint(deps: Deps, firmId: string): void {
   };
   // Never in the way of the commit: a queue that cannot even be reached fails like a failed send.
   try {
-    deps.queue
-      .send('log-checkpoint', { firmId } satisfies LogCheckpointMessage, { delaySeconds })
-      .catch(failed);
+    inBackground(
+      deps.queue
+        .send('log-checkpoint', { firmId } satisfies LogCheckpointMessage, { delaySeconds })
+        .catch(failed),
+    );
   } catch (error) {
     failed(error);
   }

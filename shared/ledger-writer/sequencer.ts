@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Deps } from '../runtime/deps.js';
+import { inBackground } from '../runtime/background-work.js';
 import { logger } from '../runtime/logger.js';
 import { outsideRequest } from '../store/idempotency-context.js';
 import {
@@ -103,7 +104,7 @@ export function sequence(deps: Deps, append: PendingAppend): Promise<Sequenced> 
     lane.local.push({ append, settle: (r) => (r instanceof Error ? reject(r) : resolve(r)) }),
   );
   // The lane's loop serves every request of the instance: it runs outside this one's context.
-  if (lane.state === 'idle') void outsideRequest(() => takeOrHandOver(deps, lane));
+  if (lane.state === 'idle') inBackground(outsideRequest(() => takeOrHandOver(deps, lane)));
   return result;
 }
 
@@ -281,7 +282,7 @@ async function lookForRecord(
   if (lane.state === 'idle') {
     const lease = await readLease(deps, append.firmId);
     if (!lease || lease.until < deps.clock.now().getTime())
-      void outsideRequest(() => takeOrHandOver(deps, lane, false));
+      inBackground(outsideRequest(() => takeOrHandOver(deps, lane, false)));
     else lane.leaseSeenHeldAt = Date.now();
   }
   return undefined;
@@ -381,10 +382,12 @@ async function lead(deps: Deps, lane: Lane, releasedAt: ChainHead | null): Promi
       // The batch's immutable copies run beside the next batch; the holder's own callers answer once the copies
       // are written (intents' askers answer when they find their records). It never throws, and the lane does not
       // wait for the rest of it (the outbox entries' deletion): a lone writer's next append would wait for it.
-      void archiveBatch(deps, committed.committed, subscribers, () => {
-        for (const { record, body, local } of committed.committed)
-          local?.settle({ status: 'committed', record, body });
-      });
+      inBackground(
+        archiveBatch(deps, committed.committed, subscribers, () => {
+          for (const { record, body, local } of committed.committed)
+            local?.settle({ status: 'committed', record, body });
+        }),
+      );
       // Appends left for the next batch (not signed in time): this process's go back in line, intents stay.
       lane.local.unshift(...committed.later.flatMap((c) => (c.local ? [c.local] : [])));
       // A condition checked ahead of this batch says nothing once it committed: the waiting ones are checked again.
@@ -407,7 +410,7 @@ async function lead(deps: Deps, lane: Lane, releasedAt: ChainHead | null): Promi
     lane.state = 'idle';
     // Appends that joined while the lane was winding down (e.g. during the release after a failed batch) saw
     // it busy and started nothing: without a new round they would wait forever.
-    if (lane.local.length > 0) void takeOrHandOver(deps, lane);
+    if (lane.local.length > 0) inBackground(takeOrHandOver(deps, lane));
   }
 }
 

@@ -51,18 +51,35 @@ function mortalInstance(
   delayMs: (command: unknown) => number = () => 0,
 ): Deps {
   let dead = false;
+  let gone = false;
+  const hanging: Array<(error: Error) => void> = [];
+  const hang = () =>
+    gone
+      ? Promise.reject(new Error('The instance is gone'))
+      : new Promise((_, reject) => hanging.push(reject));
+  // Once its test is over, the dead instance is gone (its process ended): its hung calls fail, so nothing of it
+  // is left running when the file ends.
+  goneAfterTest.push(() => {
+    gone = true;
+    for (const reject of hanging.splice(0)) reject(new Error('The instance is gone'));
+  });
   return interceptedInstance(async (command, send) => {
     const delay = delayMs(command);
     if (delay > 0) await new Promise((r) => setTimeout(r, delay));
-    if (dead) return new Promise(() => undefined);
+    if (dead) return hang();
     if (dies(command)) {
       dead = true;
-      if (includeTrigger) return new Promise(() => undefined);
+      if (includeTrigger) return hang();
       return send(command);
     }
     return send(command);
   });
 }
+
+const goneAfterTest: Array<() => void> = [];
+afterEach(() => {
+  for (const end of goneAfterTest.splice(0)) end();
+});
 
 const isCommit = (command: unknown) => command instanceof TransactWriteCommand;
 
@@ -96,7 +113,8 @@ describe('group commit when an instance dies', () => {
     const firm = await createFirm();
     const before = (await readHead(stackDeps(), firm.firmId)).sequenceNumber;
     const dying = mortalInstance(isCommit, true);
-    void appendOne(dying, firm, -1); // never answers: its caller got no acknowledgement
+    // Never answers: its caller got no acknowledgement (it fails once the instance is gone, after the test).
+    appendOne(dying, firm, -1).catch(() => undefined);
     await waitForLeaseHolder(firm);
 
     const started = Date.now();
@@ -120,7 +138,7 @@ describe('group commit when an instance dies', () => {
     const dying = mortalInstance(isCommit, false, (command) =>
       command instanceof GetCommand && ++reads === 1 ? 500 : 0,
     );
-    void appendOne(dying, firm, 0);
+    appendOne(dying, firm, 0).catch(() => undefined); // its caller never hears, as above
     await waitForLeaseHolder(firm);
     const instances = Array.from({ length: 4 }, () => stackDeps());
     const appended = await Promise.all(
