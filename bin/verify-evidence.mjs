@@ -5,6 +5,136 @@
 import { readFileSync, renameSync, writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 
+// shared/ledger/evidence-crypto-node.ts
+import { hash } from "node:crypto";
+
+// shared/ledger/verify.ts
+import { createPublicKey, verify } from "node:crypto";
+
+// node_modules/canonicalize/lib/canonicalize.js
+function hasLoneSurrogate(value) {
+  for (let i = 0; i < value.length; i++) {
+    const code = value.charCodeAt(i);
+    if (code >= 55296 && code <= 56319) {
+      if (i === value.length - 1) {
+        return true;
+      }
+      const next = value.charCodeAt(i + 1);
+      if (!(next >= 56320 && next <= 57343)) {
+        return true;
+      }
+      i++;
+    } else if (code >= 56320 && code <= 57343) {
+      return true;
+    }
+  }
+  return false;
+}
+function canonicalize(object, seen = /* @__PURE__ */ new Set()) {
+  if (typeof object === "number" && isNaN(object)) {
+    throw new Error("NaN is not allowed");
+  }
+  if (typeof object === "number" && !isFinite(object)) {
+    throw new Error("Infinity is not allowed");
+  }
+  if (typeof object === "string" && hasLoneSurrogate(object)) {
+    throw new Error("Lone surrogate is not allowed");
+  }
+  if (object === null || typeof object !== "object") {
+    return JSON.stringify(object);
+  }
+  if (typeof object.toJSON === "function") {
+    if (seen.has(object)) {
+      throw new Error("Circular reference detected");
+    }
+    seen.add(object);
+    const result2 = canonicalize(object.toJSON(), seen);
+    seen.delete(object);
+    return result2;
+  }
+  if (seen.has(object)) {
+    throw new Error("Circular reference detected");
+  }
+  seen.add(object);
+  let result;
+  if (Array.isArray(object)) {
+    const values = object.map((cv) => {
+      const value = cv === void 0 || typeof cv === "symbol" ? null : cv;
+      return canonicalize(value, seen);
+    });
+    result = `[${values.join(",")}]`;
+  } else {
+    const parts = [];
+    for (const key of Object.keys(object).sort()) {
+      if (object[key] === void 0 || typeof object[key] === "symbol") {
+        continue;
+      }
+      parts.push(`${canonicalize(key)}:${canonicalize(object[key], seen)}`);
+    }
+    result = `{${parts.join(",")}}`;
+  }
+  seen.delete(object);
+  return result;
+}
+
+// shared/ledger/record.ts
+var PAYLOAD_FIELDS = [
+  "id",
+  "firmId",
+  "sequenceNumber",
+  "eventType",
+  "actorId",
+  "actorName",
+  "actorFcaRef",
+  "documentHash",
+  "documentMetadata",
+  "timestamp",
+  "reviewJobId"
+];
+var RECORD_FIELDS = [
+  ...PAYLOAD_FIELDS,
+  "previousHash",
+  "recordHash",
+  "chainHash",
+  "signature",
+  "publicKey"
+];
+function payloadOf(record) {
+  return Object.fromEntries(PAYLOAD_FIELDS.map((f) => [f, record[f]]));
+}
+
+// shared/ledger/verify.ts
+var keyCache = /* @__PURE__ */ new Map();
+var KEY_CACHE_LIMIT = 64;
+function publicKeyFromSpki(spkiBase64) {
+  let key = keyCache.get(spkiBase64);
+  if (!key) {
+    key = createPublicKey({ key: Buffer.from(spkiBase64, "base64"), format: "der", type: "spki" });
+    if (keyCache.size >= KEY_CACHE_LIMIT) keyCache.clear();
+    keyCache.set(spkiBase64, key);
+  }
+  return key;
+}
+function verifySignature(chainHash, signatureBase64, publicKeyBase64) {
+  try {
+    return verify(
+      "sha256",
+      Buffer.from(chainHash, "utf8"),
+      publicKeyFromSpki(publicKeyBase64),
+      Buffer.from(signatureBase64, "base64")
+    );
+  } catch {
+    return false;
+  }
+}
+var NO_PROBLEMS = Object.freeze([]);
+
+// shared/ledger/evidence-crypto-node.ts
+var nodeEvidenceCrypto = {
+  sha256Hex: async (data) => hash("sha256", data, "hex"),
+  verifySignature: async (message, signature, publicKey) => verifySignature(message, signature, publicKey)
+};
+
 // node_modules/@noble/hashes/_u64.js
 var fromNumH = (n) => n / 2 ** 32 | 0;
 var fromNumL = (n) => n >>> 0;
@@ -627,135 +757,33 @@ function toBuffer(bytes) {
   return Uint8Array.from(bytes);
 }
 
-// shared/ledger/evidence-crypto-node.ts
-import { hash } from "node:crypto";
-
-// shared/ledger/verify.ts
-import { createPublicKey, verify } from "node:crypto";
-
-// node_modules/canonicalize/lib/canonicalize.js
-function hasLoneSurrogate(value) {
-  for (let i = 0; i < value.length; i++) {
-    const code = value.charCodeAt(i);
-    if (code >= 55296 && code <= 56319) {
-      if (i === value.length - 1) {
-        return true;
-      }
-      const next = value.charCodeAt(i + 1);
-      if (!(next >= 56320 && next <= 57343)) {
-        return true;
-      }
-      i++;
-    } else if (code >= 56320 && code <= 57343) {
-      return true;
-    }
+// shared/ledger/evidence-policy.ts
+var LogPolicyError = class extends Error {
+  constructor(field, message) {
+    super(message);
+    this.field = field;
   }
-  return false;
-}
-function canonicalize(object, seen = /* @__PURE__ */ new Set()) {
-  if (typeof object === "number" && isNaN(object)) {
-    throw new Error("NaN is not allowed");
-  }
-  if (typeof object === "number" && !isFinite(object)) {
-    throw new Error("Infinity is not allowed");
-  }
-  if (typeof object === "string" && hasLoneSurrogate(object)) {
-    throw new Error("Lone surrogate is not allowed");
-  }
-  if (object === null || typeof object !== "object") {
-    return JSON.stringify(object);
-  }
-  if (typeof object.toJSON === "function") {
-    if (seen.has(object)) {
-      throw new Error("Circular reference detected");
-    }
-    seen.add(object);
-    const result2 = canonicalize(object.toJSON(), seen);
-    seen.delete(object);
-    return result2;
-  }
-  if (seen.has(object)) {
-    throw new Error("Circular reference detected");
-  }
-  seen.add(object);
-  let result;
-  if (Array.isArray(object)) {
-    const values = object.map((cv) => {
-      const value = cv === void 0 || typeof cv === "symbol" ? null : cv;
-      return canonicalize(value, seen);
-    });
-    result = `[${values.join(",")}]`;
-  } else {
-    const parts = [];
-    for (const key of Object.keys(object).sort()) {
-      if (object[key] === void 0 || typeof object[key] === "symbol") {
-        continue;
-      }
-      parts.push(`${canonicalize(key)}:${canonicalize(object[key], seen)}`);
-    }
-    result = `{${parts.join(",")}}`;
-  }
-  seen.delete(object);
-  return result;
-}
-
-// shared/ledger/record.ts
-var PAYLOAD_FIELDS = [
-  "id",
-  "firmId",
-  "sequenceNumber",
-  "eventType",
-  "actorId",
-  "actorName",
-  "actorFcaRef",
-  "documentHash",
-  "documentMetadata",
-  "timestamp",
-  "reviewJobId"
-];
-var RECORD_FIELDS = [
-  ...PAYLOAD_FIELDS,
-  "previousHash",
-  "recordHash",
-  "chainHash",
-  "signature",
-  "publicKey"
-];
-function payloadOf(record) {
-  return Object.fromEntries(PAYLOAD_FIELDS.map((f) => [f, record[f]]));
-}
-
-// shared/ledger/verify.ts
-var keyCache = /* @__PURE__ */ new Map();
-var KEY_CACHE_LIMIT = 64;
-function publicKeyFromSpki(spkiBase64) {
-  let key = keyCache.get(spkiBase64);
-  if (!key) {
-    key = createPublicKey({ key: Buffer.from(spkiBase64, "base64"), format: "der", type: "spki" });
-    if (keyCache.size >= KEY_CACHE_LIMIT) keyCache.clear();
-    keyCache.set(spkiBase64, key);
-  }
-  return key;
-}
-function verifySignature(chainHash, signatureBase64, publicKeyBase64) {
-  try {
-    return verify(
-      "sha256",
-      Buffer.from(chainHash, "utf8"),
-      publicKeyFromSpki(publicKeyBase64),
-      Buffer.from(signatureBase64, "base64")
-    );
-  } catch {
-    return false;
-  }
-}
-var NO_PROBLEMS = Object.freeze([]);
-
-// shared/ledger/evidence-crypto-node.ts
-var nodeEvidenceCrypto = {
-  sha256Hex: async (data) => hash("sha256", data, "hex"),
-  verifySignature: async (message, signature, publicKey) => verifySignature(message, signature, publicKey)
+  field;
 };
+function readLogPolicy(input) {
+  const witnesses = (input.witnesses ?? []).map((w) => w.trim()).filter((w) => w !== "");
+  for (const vkey of witnesses) {
+    try {
+      parseVkey(vkey);
+    } catch (error) {
+      throw new LogPolicyError("witness", `witness ${vkey}: ${error.message}`);
+    }
+  }
+  const text = input.witnessesNeeded?.trim() ?? "";
+  const needed = text === "" ? witnesses.length : Number(text);
+  if (!/^\d*$/.test(text) || !Number.isSafeInteger(needed) || needed > witnesses.length)
+    throw new LogPolicyError(
+      "witnessesNeeded",
+      `witnesses needed must be an integer from 0 to the number of witness keys (${witnesses.length})`
+    );
+  const since = input.since !== void 0 && input.since.trim() !== "" ? input.since : void 0;
+  return { witnesses, witnessesNeeded: needed, ...since === void 0 ? {} : { since } };
+}
 
 // shared/ledger/evidence-bundle.ts
 var EVIDENCE_BUNDLE_FORMAT = "gls-evidence-bundle";
@@ -1549,21 +1577,12 @@ var OPTIONS = {
   help: { type: "boolean", short: "h" }
 };
 function witnessPolicy(values) {
-  const witnesses = values.witness ?? [];
-  for (const vkey of witnesses) {
-    try {
-      parseVkey(vkey);
-    } catch (error) {
-      usage(`--witness ${vkey}: ${error.message}`);
-    }
+  try {
+    return readLogPolicy({ witnesses: values.witness, witnessesNeeded: values["witnesses-needed"] });
+  } catch (error) {
+    if (!(error instanceof LogPolicyError)) throw error;
+    usage(`--${error.field === "witness" ? "witness" : "witnesses-needed"}: ${error.message}`);
   }
-  const text = values["witnesses-needed"];
-  const needed = text === void 0 ? witnesses.length : Number(text);
-  if (!Number.isSafeInteger(needed) || needed < 0 || needed > witnesses.length)
-    usage(
-      `--witnesses-needed must be an integer from 0 to the number of --witness keys (${witnesses.length})`
-    );
-  return { witnesses, witnessesNeeded: needed };
 }
 async function verify2(paths, values) {
   if (paths.length !== 1) usage();

@@ -1,7 +1,7 @@
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { parseVkey } from '../shared/domain/tlog/note.js';
 import { nodeEvidenceCrypto } from '../shared/ledger/evidence-crypto-node.js';
+import { LogPolicyError, readLogPolicy } from '../shared/ledger/evidence-policy.js';
 import { verifyEvidenceBundle } from '../shared/ledger/evidence-verify.js';
 import { monitorStep, type MonitorState } from '../shared/ledger/log-monitor.js';
 
@@ -53,22 +53,14 @@ const OPTIONS = {
   help: { type: 'boolean', short: 'h' },
 } as const;
 
+/** The witness policy of --witness / --witnesses-needed, read as the offline page reads its inputs. */
 function witnessPolicy(values: { witness?: string[]; 'witnesses-needed'?: string }) {
-  const witnesses = values.witness ?? [];
-  for (const vkey of witnesses) {
-    try {
-      parseVkey(vkey);
-    } catch (error) {
-      usage(`--witness ${vkey}: ${(error as Error).message}`);
-    }
+  try {
+    return readLogPolicy({ witnesses: values.witness, witnessesNeeded: values['witnesses-needed'] });
+  } catch (error) {
+    if (!(error instanceof LogPolicyError)) throw error;
+    usage(`--${error.field === 'witness' ? 'witness' : 'witnesses-needed'}: ${error.message}`);
   }
-  const text = values['witnesses-needed'];
-  const needed = text === undefined ? witnesses.length : Number(text);
-  if (!Number.isSafeInteger(needed) || needed < 0 || needed > witnesses.length)
-    usage(
-      `--witnesses-needed must be an integer from 0 to the number of --witness keys (${witnesses.length})`,
-    );
-  return { witnesses, witnessesNeeded: needed };
 }
 
 async function verify(paths: string[], values: ReturnType<typeof parse>['values']): Promise<void> {

@@ -4,6 +4,7 @@ import { ROUTE_AREAS } from '../shared/routes.js';
 import { ENV } from '../shared/runtime/config.js';
 import type { RouteDef } from '../shared/routes/route.js';
 import * as witnessRoutes from '../shared/routes/witnesses.js';
+import * as certificateRoutes from '../shared/routes/certificates.js';
 import { WORKERS, type WorkerDef } from '../shared/workers/table.js';
 import { Api } from './api.js';
 import { Auth, type OidcSettings } from './auth.js';
@@ -164,7 +165,13 @@ export class GovernanceLedgerStack extends Stack {
           .addEnvironment(ENV.publicBaseUrl, publicBaseUrl ?? this.api.url);
     }
     if (platformWitnesses) {
-      const readers = new Set(['log-witness', ...Object.values(witnessRoutes).map((r) => r.operationId)]);
+      // The witness routes list them; the public certificate check names those whose cosignature verifies.
+      const readers = new Set([
+        'log-witness',
+        ...Object.values(witnessRoutes).map((r) => r.operationId),
+        certificateRoutes.verifyCertificate.operationId,
+        certificateRoutes.verifyCertificatePage.operationId,
+      ]);
       for (const [name, fn] of [...this.api.functions, ...this.workers.functions])
         if (readers.has(name)) fn.addEnvironment(ENV.platformWitnesses, platformWitnesses);
     }

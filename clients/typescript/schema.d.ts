@@ -368,7 +368,7 @@ export interface paths {
         };
         /**
          * Verify a certificate (no credential)
-         * @description Recomputes the certified record's hash from the stored row, checks its link to the previous record, its signature and that its key is the service's published key, and compares it with its immutable copy. valid false comes with the reason; 404 for an unknown certificate.
+         * @description Recomputes the certified record's hash from the stored row, checks its link to the previous record, its signature and that its key is the service's published key, compares it with its immutable copy, and checks its inclusion in the firm's verifiable log (log: included in <origin> at size N, signed by the log, cosigned by which witnesses; pending when committed after the latest checkpoint). valid false comes with the reason; 404 for an unknown certificate.
          */
         get: operations["verifyCertificate"];
         put?: never;
@@ -1869,6 +1869,39 @@ export interface components {
             pdfStorageKey: string;
             metadata: components["schemas"]["CertificateMetadata"];
         };
+        CertificateLog: {
+            /**
+             * @description verified: the record's RFC 6962 inclusion proof verifies against the checkpoint's root (checked at verifiedAt); failed: it does not; pending: the latest checkpoint does not cover the record yet (just committed; within seconds); no-checkpoint: none covers it and none will (checkpoints are off on this service)
+             * @enum {string}
+             */
+            inclusion: "verified" | "failed" | "pending" | "no-checkpoint";
+            /** @description The log's origin `<host>/ledger/<firmId>`; null when the log has no checkpoint */
+            origin: string | null;
+            /** @description The record's leaf index: sequenceNumber − 1 */
+            leafIndex: number;
+            /** @description The size N of the latest checkpoint, which covers the record; null unless checked */
+            treeSize: number | null;
+            /** @description That checkpoint as a C2SP signed note: the tlog-checkpoint text, the log signatures and every witness cosignature */
+            checkpoint: string | null;
+            /** @description When the log signed the checkpoint */
+            signedAt: string | null;
+            /** @description The log's signatures that verified with a key valid at signedAt: ecdsa (0x02, the ledger key), ed25519 (0x01, the checkpoint key) */
+            logSignatures: ("ecdsa" | "ed25519")[];
+            /** @description Each witness known to the service whose cosignature of the checkpoint verified */
+            cosignedBy: {
+                /** @description The witness's name, as its vkey names it */
+                name: string;
+                /** @description The witness's key ID, 8 hex */
+                keyId: string;
+                /**
+                 * Format: date-time
+                 * @description When it cosigned (its cosignature/v1 timestamp)
+                 */
+                timestamp: string;
+            }[];
+            /** @description The sentence the page shows: 'Included in <origin> at size N (leaf i), signed by …, cosigned by …' */
+            statement: string;
+        };
         /** @description What the certificate prints beyond the ledger evidence */
         CertificateMetadata: {
             eventType: components["schemas"]["LedgerEventType"];
@@ -1900,7 +1933,7 @@ export interface components {
             /** @enum {string} */
             status: "existing" | "enqueued";
         };
-        /** @description The Verification result of the specification: a public check of one certificate */
+        /** @description The Verification result of the specification (a public check of one certificate), with what the verifiable log says of the record (log) */
         CertificateVerificationResult: {
             valid: boolean;
             certificate: components["schemas"]["Certificate"];
@@ -1914,6 +1947,7 @@ export interface components {
                 signature: string;
                 publicKey: string;
             };
+            log: components["schemas"]["CertificateLog"];
             /**
              * Format: date-time
              * @description ISO 8601 date-time (UTC, milliseconds)

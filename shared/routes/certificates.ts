@@ -88,7 +88,7 @@ export const verifyCertificate = route({
   tag: 'Public',
   summary: 'Verify a certificate (no credential)',
   description:
-    "Recomputes the certified record's hash from the stored row, checks its link to the previous record, its signature and that its key is the service's published key, and compares it with its immutable copy. valid false comes with the reason; 404 for an unknown certificate.",
+    "Recomputes the certified record's hash from the stored row, checks its link to the previous record, its signature and that its key is the service's published key, compares it with its immutable copy, and checks its inclusion in the firm's verifiable log (log: included in <origin> at size N, signed by the log, cosigned by which witnesses; pending when committed after the latest checkpoint). valid false comes with the reason; 404 for an unknown certificate.",
   request: { params: CertificateIdParam },
   responses: { 200: { description: 'The verification result', schema: VerificationResult } },
 });

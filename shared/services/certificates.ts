@@ -3,6 +3,7 @@ import { diffRecords } from '../domain/integrity/record-diff.js';
 import { NotFoundError } from '../errors.js';
 import type { RecordMessage } from '../ledger-writer/dispatch.js';
 import { recordOf, type LedgerRecord } from '../ledger/record.js';
+import { certificateLog } from './certificate-log.js';
 import { signingKeyHistory } from './key-history.js';
 import { isoNow } from '../ports/clock.js';
 import type { Deps } from '../runtime/deps.js';
@@ -95,7 +96,8 @@ export async function findCertificate(deps: Deps, firmId: string, certificateId:
  * its link to the previous record, its signature and that its key was valid at the record's time by the key
  * history, not revoked by then (the very
  * checks of chain verification, shared/domain/integrity/chain-check.ts), compares the row with its immutable
- * copy and with what the certificate recorded at issue. `reason` lists every failure; null when valid.
+ * copy and with what the certificate recorded at issue, and checks the record's inclusion in the firm's
+ * verifiable log (./certificate-log.ts). `reason` lists every failure; null when valid.
  */
 export async function verifyCertificate(deps: Deps, certificateId: string) {
   const item = await getCertificateById(deps, certificateId);
@@ -147,6 +149,9 @@ export async function verifyCertificate(deps: Deps, certificateId: string) {
       );
   }
   const shown = row ?? copy;
+  // What the verifiable log says of the record (issue 31): its inclusion proof checked here, never a stored flag.
+  const log = await certificateLog(deps, firmId, sequenceNumber, shown, keyHistory);
+  reasons.push(...log.problems);
   return {
     valid: reasons.length === 0,
     certificate: await presentCertificate(deps, item),
@@ -160,6 +165,7 @@ export async function verifyCertificate(deps: Deps, certificateId: string) {
       signature: shown?.signature ?? '',
       publicKey: shown?.publicKey ?? '',
     },
+    log: log.view,
     verifiedAt: isoNow(deps.clock),
     reason:
       reasons.length === 0

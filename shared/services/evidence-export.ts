@@ -61,7 +61,7 @@ export async function exportEvidence(
     deps,
     firmId,
     records.map((r) => r.sequenceNumber),
-    input.consistencyFrom,
+    { consistencyFrom: input.consistencyFrom },
   );
   const cut = rows[count];
   const nextFromSequence = cut ? cut.position : last < end ? last + 1 : null;

@@ -1,4 +1,6 @@
+import { parseCheckpoint } from '../domain/tlog/checkpoint.js';
 import { encodeBase64 } from '../domain/tlog/encoding.js';
+import { parseNote } from '../domain/tlog/note.js';
 import { consistencyProof, inclusionProof } from '../domain/tlog/tree.js';
 import { ValidationError } from '../errors.js';
 import type { EvidenceLog } from '../ledger/evidence-bundle.js';
@@ -16,16 +18,19 @@ import { cosignedNote } from './log-served-checkpoint.js';
  * bounded by three CHECKPOINT_INTERVAL_MS; no wait when checkpoints are off); records still beyond it are marked uncovered rather
  * than failing the export (a bundle is always made). Each record's inclusion proof is read from the hash tiles
  * (O(log n) tiles each), and, asked with `consistencyFrom`, the consistency proof from that size.
+ * `wait: false` (the public certificate check, which answers at once) takes the latest checkpoint as it is.
+ * The origin is the one the checkpoint names (its signed text), so it needs no PUBLIC_BASE_URL.
  */
 export async function evidenceLog(
   deps: Deps,
   firmId: string,
   sequenceNumbers: readonly number[],
-  consistencyFrom?: number,
+  options: { consistencyFrom?: number | undefined; wait?: boolean } = {},
 ): Promise<EvidenceLog | null> {
+  const { consistencyFrom, wait = true } = options;
   const last = sequenceNumbers.at(-1);
   const [checkpoint, checkpointKeys] = await Promise.all([
-    checkpointFor(deps, firmId, last),
+    wait ? checkpointFor(deps, firmId, last) : readLatestCheckpoint(deps, firmId),
     checkpointKeyHistory(deps),
   ]);
   if (!checkpoint) {
@@ -52,7 +57,7 @@ export async function evidenceLog(
         })),
   ]);
   return {
-    origin: firmOrigin(firmId),
+    origin: noteOrigin(checkpoint.note) ?? firmOrigin(firmId),
     checkpoint: note,
     signedAt: checkpoint.signedAt,
     checkpointKeys,
@@ -75,6 +80,15 @@ async function checkpointFor(
   } catch (error) {
     if (!(error instanceof NotYetCheckpointedError)) throw error;
     return readLatestCheckpoint(deps, firmId);
+  }
+}
+
+/** The origin a stored checkpoint names; undefined when its note does not parse (the verifiers then say so). */
+function noteOrigin(note: string): string | undefined {
+  try {
+    return parseCheckpoint(parseNote(note).text).origin;
+  } catch {
+    return undefined;
   }
 }
 

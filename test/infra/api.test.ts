@@ -117,6 +117,28 @@ describe('HTTP API', () => {
     }
   });
 
+  it('gives PLATFORM_WITNESSES to the witness routes and the public certificate check, and to no other route', () => {
+    const setting =
+      'witness.example.org/w+12345678+BKpAHKmWwVLqxg3ihLcPvn5xgQ3jdL5oVCBYoxrtzHfb https://witness.example.org/w';
+    const withWitnesses = synth({ platformWitnesses: setting });
+    const readers = ROUTES.filter((route) => {
+      const fn = lambdaFunction(
+        withWitnesses,
+        routeFunctionId(withWitnesses, routeKey(route.method, route.path)),
+      );
+      return fn.Properties.Environment?.Variables?.[ENV.platformWitnesses] === setting;
+    }).map((route) => route.operationId);
+    expect(readers.sort()).toEqual(
+      [
+        'listWitnesses',
+        'createWitness',
+        'deleteWitness',
+        'verifyCertificate',
+        'verifyCertificatePage',
+      ].sort(),
+    );
+  });
+
   it('keeps route functions inside the API Gateway integration timeout', () => {
     for (const route of ROUTES) {
       const fn = lambdaFunction(template, routeFunctionId(template, routeKey(route.method, route.path)));

@@ -378,9 +378,11 @@ describe('certificates', () => {
     expect(valid.status).toBe(200);
     // Like the HTML page, never cached (issue 12, part 8): verifiedAt is now, and tampering shows at once.
     expect(valid.headers.get('cache-control')).toBe('no-store');
-    // Exactly the Verification result of the spec: valid, certificate, record, verifiedAt, reason.
+    // The Verification result of the spec (valid, certificate, record, verifiedAt, reason), and what the
+    // verifiable log says of the record (issue 31; test/integration/certificate-log.test.ts).
     expect(Object.keys(valid.body).sort()).toEqual([
       'certificate',
+      'log',
       'reason',
       'record',
       'valid',

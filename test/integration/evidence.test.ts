@@ -12,7 +12,15 @@ import { appendRecord } from '../../shared/ledger-writer/append.js';
 import { issueCertificate } from '../../shared/services/certificate-issue.js';
 import { signedMessage } from '../../shared/ledger/hashing.js';
 import type { LedgerRecord } from '../../shared/ledger/record.js';
-import { keyEntry, testKey } from '../support/evidence-fixtures.js';
+import { bundleOf, chainOf, EPOCH, historyOf, keyEntry, testKey } from '../support/evidence-fixtures.js';
+import {
+  edKey,
+  logOf,
+  ORIGIN,
+  signedCheckpoint,
+  treeOf,
+  witnessVkey,
+} from '../support/evidence-log-fixtures.js';
 import { ROOT } from '../support/local-stack.js';
 import { api, createFirm, stack, stackDeps, tokenFor, type TestFirm } from './helpers.js';
 
@@ -50,12 +58,23 @@ function fileOf(content: unknown): string {
   return path;
 }
 
-/** `npm run --silent verify-evidence -- <file>`, exactly as documented: its exit code and its one JSON verdict. */
-function cli(path: string): Promise<{ code: number; verdict: EvidenceVerdict & { error?: string } }> {
+/**
+ * `npm run --silent verify-evidence -- [options] <file>`, exactly as documented: its exit code and its one JSON
+ * verdict.
+ */
+function cli(
+  path: string,
+  options: string[] = [],
+): Promise<{ code: number; verdict: EvidenceVerdict & { error?: string } }> {
   return new Promise((done) => {
-    execFile('npm', ['run', '--silent', 'verify-evidence', '--', path], { cwd: ROOT }, (error, stdout) => {
-      done({ code: error ? Number(error.code) : 0, verdict: JSON.parse(stdout) });
-    });
+    execFile(
+      'npm',
+      ['run', '--silent', 'verify-evidence', '--', ...options, path],
+      { cwd: ROOT },
+      (error, stdout) => {
+        done({ code: error ? Number(error.code) : 0, verdict: JSON.parse(stdout) });
+      },
+    );
   });
 }
 
@@ -435,6 +454,100 @@ describe('the offline page (/verify/offline, docs/evidence-verifier.html) in hea
       await page.waitForSelector('#verdict[data-valid="true"]');
       expect(requests).toEqual([url()]); // the page itself, nothing else
       expect(errors).toEqual([]);
+    } finally {
+      await page.close();
+    }
+  });
+
+  it('checks a witness policy and a kept checkpoint as the CLI does (--witness, --witnesses-needed, --since)', async () => {
+    // A bundle whose checkpoint one witness cosigned, with the consistency proof from size 3 (signed with test
+    // keys that the bundle's key histories carry: the page, like the CLI, needs nothing else).
+    const ledger = testKey();
+    const ed = edKey();
+    const witnessA = { name: 'witness.a.example', key: edKey() };
+    const witnessB = { name: 'witness.b.example', key: edKey() };
+    const chain = await chainOf('firm_page', 6, () => ledger);
+    const log = await logOf(chain, chain, { ecdsa: ledger, ed, witnesses: [witnessA], consistencyFrom: 3 });
+    const bundle = bundleOf(chain, historyOf(keyEntry(ledger, EPOCH)), { log });
+    const bundlePath = fileOf(bundle);
+    const vkeys = [witnessVkey(witnessA), witnessVkey(witnessB)];
+    // A checkpoint of size 3 of another history, as a split view would have shown the auditor earlier.
+    const other = await chainOf(
+      'firm_page',
+      3,
+      () => ledger,
+      (i) => new Date(Date.UTC(2025, 0, 1, 0, i)).toISOString(),
+    );
+    const forked = signedCheckpoint(ORIGIN('firm_page'), 3, (await treeOf(other)).root, ledger, ed);
+    const forkedPath = join(dir, 'kept-checkpoint.txt');
+    writeFileSync(forkedPath, forked);
+
+    const page = await browser.newPage();
+    try {
+      await page.goto(`${stack.baseUrl}/verify/offline`);
+      await page.waitForSelector('body[data-ready="true"]');
+      const check = async (policy: { vkeys: string; needed: string; kept: string }) => {
+        await page.fill('#witness-vkeys', policy.vkeys);
+        await page.fill('#witnesses-needed', policy.needed);
+        await page.fill('#kept-checkpoint', policy.kept);
+        await page.getByLabel('Evidence bundle (JSON file)').setInputFiles({
+          name: 'bundle.json',
+          mimeType: 'application/json',
+          buffer: Buffer.from(JSON.stringify(bundle)),
+        });
+        await page.waitForSelector('#verdict[data-valid]:not(:has(h2:text("Checking")))');
+        return {
+          valid: await page.getAttribute('#verdict', 'data-valid'),
+          title: await page.locator('#verdict h2').innerText(),
+          summary: await page.locator('#verdict p').innerText(),
+          verdict: (await page.locator('#verdict-json').count())
+            ? (JSON.parse((await page.locator('#verdict-json').textContent()) ?? '') as EvidenceVerdict)
+            : null,
+        };
+      };
+
+      // Met: one of the two witnesses is needed, and A cosigned.
+      const met = await check({ vkeys: vkeys.join('\n'), needed: '1', kept: '' });
+      expect([met.valid, met.title]).toEqual(['true', 'Evidence verified']);
+      expect(met.summary).toContain(
+        `Included in ${ORIGIN('firm_page')} at size 6 (6 record(s) proved), cosigned by witness.a.example.`,
+      );
+      const metCli = await cli(bundlePath, [
+        '--witness',
+        vkeys[0]!,
+        '--witness',
+        vkeys[1]!,
+        '--witnesses-needed',
+        '1',
+      ]);
+      expect([metCli.code, met.verdict]).toEqual([0, metCli.verdict]); // the same verdict as the CLI
+
+      // Not met: both are needed (empty: all of them), B never cosigned.
+      const unmet = await check({ vkeys: vkeys.join('\n'), needed: '', kept: '' });
+      expect(unmet.valid).toBe('false');
+      expect(unmet.verdict!.failures.map((f) => f.code)).toEqual(['WITNESS_POLICY']);
+      const unmetCli = await cli(bundlePath, ['--witness', vkeys[0]!, '--witness', vkeys[1]!]);
+      expect([unmetCli.code, unmet.verdict]).toEqual([1, unmetCli.verdict]);
+
+      // A kept checkpoint the bundle's does not extend: a split view, both notes shown.
+      const split = await check({ vkeys: vkeys[0]!, needed: '1', kept: forked });
+      expect(split.valid).toBe('false');
+      expect(split.verdict!.failures.map((f) => f.code)).toEqual(['INCONSISTENT_HISTORY']);
+      expect(await page.locator('#failures li').innerText()).toContain('INCONSISTENT_HISTORY (consistency)');
+      const splitCli = await cli(bundlePath, [
+        '--witness',
+        vkeys[0]!,
+        '--witnesses-needed',
+        '1',
+        '--since',
+        forkedPath,
+      ]);
+      expect([splitCli.code, split.verdict]).toEqual([1, splitCli.verdict]);
+
+      // A policy that cannot be used is said so, as the CLI refuses it.
+      const bad = await check({ vkeys: 'not a vkey', needed: '', kept: '' });
+      expect([bad.valid, bad.title]).toEqual(['false', 'The witness policy cannot be used']);
+      expect(bad.summary).toContain('witness not a vkey:');
     } finally {
       await page.close();
     }

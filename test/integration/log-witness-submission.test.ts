@@ -1,4 +1,3 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { generateKeyPairSync, sign } from 'node:crypto';
 import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
@@ -18,8 +17,9 @@ import {
   verifyNote,
 } from '../../shared/domain/tlog/note.js';
 import { WITNESS_REFUSED_LOG } from '../../shared/runtime/logger.js';
-import { ROOT, startStack, stopStack, type RunningStack } from '../support/local-stack.js';
+import { startStack, stopStack, type RunningStack } from '../support/local-stack.js';
 import { call, incidentBody, onboardFirm, type StackResponse } from '../support/stack-client.js';
+import { startWitness, stopWitness, type WitnessProcess } from '../support/witness-process.js';
 
 /*
  * Submitting checkpoints to witnesses (issue 31) on a stack run like Lambda (4 instances): two of our own witnesses
@@ -29,7 +29,6 @@ import { call, incidentBody, onboardFirm, type StackResponse } from '../support/
  * log.witness-refused, one LOG_WITNESS_REFUSED record per refusing episode).
  */
 
-const TSX = join(ROOT, 'node_modules/.bin/tsx');
 const INTERVAL_MS = 300;
 const text = (response: StackResponse) => new TextDecoder().decode(response.bytes);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -42,59 +41,6 @@ async function until<T>(what: string, probe: () => Promise<T | undefined>, timeo
     if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
     await sleep(150);
   }
-}
-
-interface WitnessProcess {
-  child: ChildProcess;
-  vkey: string;
-  url: string;
-  port: number;
-  output(): string;
-}
-
-/** Starts bin/witness.ts on `port` (0: a free one) and waits for its vkey and address. */
-async function startWitness(
-  stateDir: string,
-  name: string,
-  vkeysFile: string,
-  port = 0,
-): Promise<WitnessProcess> {
-  const child = spawn(
-    TSX,
-    [
-      'bin/witness.ts',
-      '--state',
-      stateDir,
-      '--name',
-      name,
-      '--log-vkeys-file',
-      vkeysFile,
-      '--listen',
-      `127.0.0.1:${port}`,
-    ],
-    { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  let output = '';
-  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  await until(
-    `witness ${name} to listen`,
-    async () => {
-      if (child.exitCode !== null) throw new Error(`witness exited: ${output}`);
-      return /listening on http:\/\//.test(output) ? true : undefined;
-    },
-    60_000,
-  );
-  const vkey = /^vkey (\S+)$/m.exec(output)![1]!;
-  const url = /listening on (http:\/\/\S+)/.exec(output)![1]!;
-  return { child, vkey, url, port: Number(new URL(url).port), output: () => output };
-}
-
-async function stopWitness(witness: WitnessProcess): Promise<void> {
-  if (witness.child.exitCode !== null) return;
-  const exited = new Promise((done) => witness.child.once('exit', done));
-  witness.child.kill('SIGTERM');
-  await exited;
 }
 
 /** A witness that refuses every checkpoint with 422, as one holding another history would. */

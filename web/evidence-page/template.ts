@@ -16,6 +16,10 @@ h1{font-size:24px;line-height:1.25}
 #drop-zone{border:2px dashed #8a94a6;border-radius:10px;padding:28px 20px;text-align:center;background:#fff}
 #drop-zone.over{border-color:#12305a;background:#e8eef8}
 label{font-weight:600;display:block;margin-bottom:8px}
+#policy label{margin-top:12px}
+textarea,input[type=number]{width:100%;font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:13px;padding:6px;border:1px solid #8a94a6;border-radius:6px}
+input[type=number]{max-width:10em}
+.card h2{font-size:16px;margin:0 0 4px}
 .verdict{border-radius:10px;padding:16px 20px;margin:16px 0;color:#fff;background:#545c6b}
 .verdict h2{margin:0 0 4px;font-size:22px}
 .verdict p{margin:0}
@@ -59,8 +63,20 @@ export function renderOfflinePage(script: string): { html: string; csp: string }
 <div class="card">
 <p>Checks a bundle from <code>GET /v1/ledger/export</code> entirely in this browser: each record's hash, its chain
 hash and link to the record before it, its ECDSA P-256 signature, that its key was valid and not revoked at the
-record's time, and that no record is missing. The bundle never leaves this page; the page makes no request.
-Save this page to verify without any network.</p>
+record's time, and that no record is missing; and, when the bundle carries the firm's verifiable log, each
+record's inclusion proof and both checkpoint signatures. The bundle never leaves this page; the page makes no
+request. Save this page to verify without any network.</p>
+</div>
+<div id="policy" class="card">
+<h2>Witness policy and a kept checkpoint (optional)</h2>
+<p>The same as <code>--witness</code>, <code>--witnesses-needed</code> and <code>--since</code> of the command line.
+Fill these in before choosing the bundle; changing them checks the last bundle again.</p>
+<label for="witness-vkeys">Witness vkeys, one per line</label>
+<textarea id="witness-vkeys" rows="3" spellcheck="false"></textarea>
+<label for="witnesses-needed">Witnesses needed (empty: all of them)</label>
+<input type="number" id="witnesses-needed" min="0" step="1">
+<label for="kept-checkpoint">A checkpoint you kept (its signed note): the bundle's must extend it</label>
+<textarea id="kept-checkpoint" rows="6" spellcheck="false"></textarea>
 </div>
 <div id="drop-zone" class="card">
 <label for="bundle-file">Evidence bundle (JSON file)</label>

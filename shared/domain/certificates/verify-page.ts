@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { formatInstant, keyFingerprint, type CertificateMetadata } from './content.js';
+import type { CertificateLogView } from './log-view.js';
 
 /** What the page shows: a verification result (GET /v1/verify/{certificateId}). */
 export interface VerificationView {
@@ -23,6 +24,7 @@ export interface VerificationView {
     signature: string;
     publicKey: string;
   };
+  log: CertificateLogView;
 }
 
 const ESCAPES: Record<string, string> = {
@@ -59,6 +61,8 @@ dd{margin:0;overflow-wrap:anywhere}
 .mono{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:13px}
 a{color:#12305a}
 footer{font-size:13px;color:#5f6776;padding:0 4px 24px}
+.log-statement{font-weight:600;margin:0 0 8px;overflow-wrap:anywhere}
+pre{white-space:pre-wrap;overflow-wrap:anywhere;margin:8px 0 0}
 @media (min-width:600px){dl{display:grid;grid-template-columns:190px 1fr;column-gap:16px}dt{margin-top:6px}dd{margin-top:6px}}
 `;
 
@@ -110,6 +114,45 @@ function fields(rows: { label: string; value: string; monospace?: boolean }[]): 
     .join('')}</dl>`;
 }
 
+const INCLUSION_LABELS = {
+  verified: 'Inclusion proof verified',
+  failed: 'Inclusion proof does NOT verify',
+  pending: 'Not yet in a checkpoint',
+  'no-checkpoint': 'The log has no checkpoint',
+} as const;
+
+const SIGNATURE_LABELS = {
+  ecdsa: 'Ledger key (ECDSA P-256, 0x02)',
+  ed25519: 'Checkpoint key (Ed25519, 0x01)',
+};
+
+/** The verifiable log's card: its sentence, then the facts behind it and the signed checkpoint itself. */
+function logSection(log: CertificateLogView): string {
+  const rows = [
+    { label: 'Inclusion', value: INCLUSION_LABELS[log.inclusion] },
+    ...(log.origin ? [{ label: 'Log origin', value: log.origin, monospace: true }] : []),
+    { label: 'Leaf index', value: String(log.leafIndex) },
+  ];
+  if (log.treeSize !== null) {
+    rows.push({ label: 'Checkpoint tree size', value: String(log.treeSize) });
+    rows.push({ label: 'Checkpoint signed', value: formatInstant(log.signedAt) });
+    rows.push({
+      label: 'Log signatures verified',
+      value: log.logSignatures.map((s) => SIGNATURE_LABELS[s]).join(', ') || 'none',
+    });
+    rows.push({
+      label: 'Cosigned by',
+      value:
+        log.cosignedBy.map((c) => `${c.name} (${formatInstant(c.timestamp)})`).join(', ') ||
+        'no witness known to this service',
+    });
+  }
+  const checkpoint = log.checkpoint
+    ? `<details><summary>The signed checkpoint (C2SP signed note)</summary><pre class="mono">${escapeHtml(log.checkpoint)}</pre></details>`
+    : '';
+  return `<section class="card"><h2>Verifiable log</h2><p class="log-statement">${escapeHtml(log.statement)}</p>${fields(rows)}${checkpoint}</section>`;
+}
+
 /** The verification page for a result, or the not-found page (`null`). Every value is escaped. */
 export function renderVerificationPage(view: VerificationView | null): string {
   if (!view) {
@@ -155,6 +198,7 @@ ${pill}
 </section>
 ${sections}
 <section class="card"><h2>Ledger evidence</h2>${evidence}</section>
+${logSection(view.log)}
 <section class="card"><h2>Certificate</h2>${fields([
       { label: 'Certificate', value: certificate.id, monospace: true },
       { label: 'Issued', value: formatInstant(certificate.issuedAt) },

@@ -24,6 +24,17 @@ function view(valid: boolean) {
       metadata: certificateMetadata(record, null),
     },
     record,
+    log: {
+      inclusion: 'verified' as const,
+      origin: 'ledger.example.test/ledger/firm_1',
+      leafIndex: record.sequenceNumber - 1,
+      treeSize: 9,
+      checkpoint: `ledger.example.test/ledger/firm_1\n9\n${hostile}\n`,
+      signedAt: '2026-11-21T14:59:00.000Z',
+      logSignatures: ['ecdsa' as const, 'ed25519' as const],
+      cosignedBy: [{ name: 'witness.example/w', keyId: '0a1b2c3d', timestamp: '2026-11-21T14:59:01.000Z' }],
+      statement: `Included in ledger.example.test/ledger/firm_1 at size 9 ${hostile}`,
+    },
   };
 }
 
@@ -35,6 +46,19 @@ describe('verification page', () => {
     expect(html).toContain('href="http://localhost/x?a=1&amp;b=&quot;2&quot;"');
     expect(html).toContain('Invalid certificate');
     expect(escapeHtml(hostile)).toBe('&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;&amp;&#39;');
+  });
+
+  it('shows what the verifiable log says: the sentence, the facts, the signed checkpoint', () => {
+    const html = renderVerificationPage(view(true));
+    expect(html).toContain(
+      `<p class="log-statement">Included in ledger.example.test/ledger/firm_1 at size 9 ${escapeHtml(hostile)}</p>`,
+    );
+    expect(html).toContain('<dt>Checkpoint tree size</dt><dd>9</dd>');
+    expect(html).toContain('Ledger key (ECDSA P-256, 0x02), Checkpoint key (Ed25519, 0x01)');
+    expect(html).toContain('witness.example/w (');
+    expect(html).toContain(
+      `<pre class="mono">ledger.example.test/ledger/firm_1\n9\n${escapeHtml(hostile)}\n</pre>`,
+    );
   });
 
   it('says valid, invalid or not found', () => {
