@@ -62,6 +62,11 @@ const PROOF_AGE_MS = 10_000;
 /** Memory is sampled this often; a minute's figure is the mean of its samples. */
 const MEMORY_SAMPLE_MS = 5_000;
 const MINUTE_MS = 60_000;
+/**
+ * tsx's loader transpiles through an esbuild service process per thread, started only when its cache is cold
+ * (so they come and go between runs): not the service's memory, reported apart.
+ */
+const TSX_HELPER = /\/esbuild --service/;
 
 const fixed = (value: number, digits = 1) => (Number.isFinite(value) ? value.toFixed(digits) : '–');
 const mib = (bytes: number) => fixed(bytes / 2 ** 20);
@@ -279,6 +284,9 @@ interface Minute {
   stackRss: number;
   stackPids: number;
   dynamoRss: number;
+  /** tsx's esbuild helpers (a loader's transpiler, started only on a cold cache; none in Lambda). */
+  helperRss: number;
+  helperPids: number;
   transients?: TransientCounts;
   transientsMs?: number;
 }
@@ -302,6 +310,8 @@ function newMinute(minute: number): Minute {
     stackRss: Number.NaN,
     stackPids: 0,
     dynamoRss: Number.NaN,
+    helperRss: Number.NaN,
+    helperPids: 0,
   };
 }
 
@@ -317,7 +327,8 @@ function dynamoPid(stack: EmbeddedStack): number | undefined {
 
 async function soak(stack: EmbeddedStack, deps: Deps, firms: FirmState[], rate: number): Promise<Minute[]> {
   const minutes = Array.from({ length: MINUTES }, (_, i) => newMinute(i));
-  const memory: { stack: number; pids: number; dynamo: number }[][] = minutes.map(() => []);
+  const memory: { stack: number; pids: number; dynamo: number; helper: number; helperPids: number }[][] =
+    minutes.map(() => []);
   const interval = 1000 / rate;
   const start = performance.now();
   const end = start + MINUTES * MINUTE_MS;
@@ -330,8 +341,14 @@ async function soak(stack: EmbeddedStack, deps: Deps, firms: FirmState[], rate: 
     while (!stopped) {
       const minute = Math.floor((performance.now() - start) / MINUTE_MS);
       const java = dynamoPid(stack);
-      const tree = treeMemory(stack.pid, java ? [java] : []);
-      memory[minute]?.push({ stack: tree.rss, pids: tree.pids.length, dynamo: tree.excludedRss });
+      const tree = treeMemory(stack.pid, java ? [java] : [], TSX_HELPER);
+      memory[minute]?.push({
+        stack: tree.rss,
+        pids: tree.pids.length,
+        dynamo: tree.excludedRss,
+        helper: tree.helperRss,
+        helperPids: tree.helperPids.length,
+      });
       await sleep(MEMORY_SAMPLE_MS);
     }
   })();
@@ -413,6 +430,8 @@ async function soak(stack: EmbeddedStack, deps: Deps, firms: FirmState[], rate: 
     minute.stackRss = mean(samples.map((s) => s.stack));
     minute.stackPids = Math.max(0, ...samples.map((s) => s.pids));
     minute.dynamoRss = mean(samples.map((s) => s.dynamo));
+    minute.helperRss = mean(samples.map((s) => s.helper));
+    minute.helperPids = Math.max(0, ...samples.map((s) => s.helperPids));
   }
   return minutes;
 }
@@ -529,12 +548,12 @@ function report(
     '|---|---|---|',
     ...results.map((r) => `| ${r.goal} | ${r.measured} | ${r.met ? 'met' : '**not met**'} |`),
     '',
-    '| Min | Sent | 2xx | 4xx | 5xx | No answer | Not sent | p50 ms | p99 ms | Stack RSS MiB (pids) | JVM RSS MiB | Intents | Outbox | Leases (run out) | Slots (held) | Idem. keys (expired) | Count ms |',
-    '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    '| Min | Sent | 2xx | 4xx | 5xx | No answer | Not sent | p50 ms | p99 ms | Stack RSS MiB (pids) | esbuild (tsx) RSS MiB (pids) | JVM RSS MiB | Intents | Outbox | Leases (run out) | Slots (held) | Idem. keys (expired) | Count ms |',
+    '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
     ...minutes.map(
       (m) =>
         `| ${m.minute + 1} | ${m.scheduled} | ${m.classes['2xx'] ?? 0} | ${m.classes['4xx'] ?? 0} | ${m.classes['5xx'] ?? 0} | ` +
-        `${m.classes.error ?? 0} | ${m.dropped} | ${fixed(m.p50)} | ${fixed(m.p99)} | ${mib(m.stackRss)} (${m.stackPids}) | ${mib(m.dynamoRss)} | ` +
+        `${m.classes.error ?? 0} | ${m.dropped} | ${fixed(m.p50)} | ${fixed(m.p99)} | ${mib(m.stackRss)} (${m.stackPids}) | ${mib(m.helperRss)} (${m.helperPids}) | ${mib(m.dynamoRss)} | ` +
         `${(t(m)?.intentsPending ?? 0) + (t(m)?.intentsFailed ?? 0)} | ${t(m)?.outbox ?? '–'} | ${t(m)?.leases ?? '–'} (${t(m)?.leasesRunOut ?? '–'}) | ` +
         `${t(m)?.slots ?? '–'} (${t(m)?.slotsHeld ?? '–'}) | ${t(m)?.idempotencyKeys ?? '–'} (${t(m)?.idempotencyExpired ?? '–'}) | ${fixed(m.transientsMs ?? Number.NaN, 0)} |`,
     ),

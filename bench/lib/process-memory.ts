@@ -40,18 +40,35 @@ export function rssBytes(pid: number): number {
   }
 }
 
-export interface TreeMemory {
-  /** RSS of the tree rooted at the stack's server, the excluded subtrees left out. */
-  rss: number;
-  pids: number[];
-  /** RSS of the excluded subtrees (e.g. DynamoDB Local's JVM), reported apart. */
-  excludedRss: number;
+/** A process's command line (its arguments joined by spaces), empty when it is gone. */
+export function commandLine(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ').trim();
+  } catch {
+    return '';
+  }
 }
 
-/** The RSS of `root`'s tree without the subtrees rooted at `exclude` (reported separately). */
-export function treeMemory(root: number, exclude: number[]): TreeMemory {
-  const excluded = new Set(exclude.flatMap((pid) => processTree(pid)));
-  const pids = processTree(root).filter((pid) => !excluded.has(pid));
+export interface TreeMemory {
+  /** RSS of the tree rooted at `root`, the excluded processes left out. */
+  rss: number;
+  pids: number[];
+  /** RSS of the subtrees rooted at `excludeRoots` (e.g. DynamoDB Local's JVM), reported apart. */
+  excludedRss: number;
+  /** RSS of the processes whose command line matches `excludeCommand` (e.g. a loader's helper), reported apart. */
+  helperRss: number;
+  helperPids: number[];
+}
+
+/**
+ * The RSS of `root`'s tree without the subtrees rooted at `excludeRoots` and without the processes whose command
+ * line matches `excludeCommand`; both are summed apart.
+ */
+export function treeMemory(root: number, excludeRoots: number[], excludeCommand?: RegExp): TreeMemory {
+  const excluded = new Set(excludeRoots.flatMap((pid) => processTree(pid)));
+  const rest = processTree(root).filter((pid) => !excluded.has(pid));
+  const helperPids = excludeCommand ? rest.filter((pid) => excludeCommand.test(commandLine(pid))) : [];
+  const pids = rest.filter((pid) => !helperPids.includes(pid));
   const sum = (list: number[]) => list.reduce((total, pid) => total + rssBytes(pid), 0);
-  return { rss: sum(pids), pids, excludedRss: sum([...excluded]) };
+  return { rss: sum(pids), pids, excludedRss: sum([...excluded]), helperRss: sum(helperPids), helperPids };
 }
