@@ -164,6 +164,13 @@ export class GovernanceLedgerStack extends Stack {
           .get(worker.name)!
           .addEnvironment(ENV.publicBaseUrl, publicBaseUrl ?? this.api.url);
     }
+    // The API's URL (its HttpApi's default stage) depends on no route function: route functions may take it too.
+    for (const route of Object.values(routeAreas).flat()) {
+      if (route.needsPublicBaseUrl)
+        this.api.functions
+          .get(route.operationId)!
+          .addEnvironment(ENV.publicBaseUrl, publicBaseUrl ?? this.api.url);
+    }
     if (platformWitnesses) {
       // The witness routes list them; the public certificate check names those whose cosignature verifies.
       const readers = new Set([

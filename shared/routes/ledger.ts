@@ -189,6 +189,8 @@ export const getLogVkeys = route({
   auth: ANY_CREDENTIAL_OR_AUDITOR,
   // publicKey: the signing-key history (its genesis version is read from the key itself).
   permissions: { main: 'read', ledger: 'read', publicKey: true },
+  // The keys are named by the firm's checkpoint origin, the host of the public base URL.
+  needsPublicBaseUrl: true,
   tag: 'Ledger',
   summary: "The log's verifier keys (C2SP vkeys)",
   description:

@@ -93,6 +93,8 @@ export interface RouteDef<
   /** The body may be left out (it is then read as `{}`, so every field takes its default). */
   bodyOptional?: boolean;
   responses: Record<number, ResponseDef>;
+  /** Needs the public base URL of the API (PUBLIC_BASE_URL), e.g. for the log's checkpoint origin. */
+  needsPublicBaseUrl?: boolean;
 }
 
 /** Declares a route, keeping its schemas' types for the handler. */

@@ -288,6 +288,28 @@ describe('least privilege', () => {
     );
   });
 
+  it('gives the public base URL to exactly the routes and workers that declare they need it', () => {
+    const hasUrl = (functionId: string) =>
+      ENV.publicBaseUrl in
+      ((lambdaFunction(template, functionId).Properties.Environment?.Variables ?? {}) as object);
+    for (const route of ROUTES) {
+      const has = hasUrl(routeFunctionId(template, `${route.method} ${route.path}`));
+      expect({ route: route.operationId, has }).toEqual({
+        route: route.operationId,
+        has: route.needsPublicBaseUrl === true,
+      });
+    }
+    for (const worker of WORKERS) {
+      const has = hasUrl(functionIdByDescription(template, worker.description));
+      expect({ worker: worker.name, has }).toEqual({
+        worker: worker.name,
+        has: worker.needsPublicBaseUrl === true,
+      });
+    }
+    // The log's verifier keys are named by the checkpoint origin, the host of that URL.
+    expect(ROUTES.filter((r) => r.needsPublicBaseUrl).map((r) => r.operationId)).toEqual(['getLogVkeys']);
+  });
+
   it('grants DeleteItem on the ledger table only to archive and append', () => {
     for (const { name, permissions, statements } of everyFunction()) {
       const mayDelete = ['archive', 'append', 'restore'].includes(permissions.ledger ?? '');
