@@ -10,6 +10,7 @@ import {
   readLogTree,
   releaseLogLease,
   renewLogLease,
+  type StoredCheckpoint,
 } from '../store/log-store.js';
 import { publishCheckpoint } from './log-checkpoint.js';
 import { reserveCheckpointSigns } from './log-checkpoint-budget.js';
@@ -22,12 +23,40 @@ import { queueWitnessSubmission } from './witness-queue.js';
  * after the window's end: shared/ledger-writer/log-trigger.ts), by the log repair sweep, and by runs themselves.
  * A run takes the firm's log lease (someone holding it: the run ends; the holder re-reads the head after its
  * release and so covers what this run was sent for), integrates up to the head in bounded steps (lease renewed),
- * and signs and stores one checkpoint if the tree grew, unless the firm's last checkpoint is younger than
- * CHECKPOINT_INTERVAL_MS: then it queues itself for when the interval is over (SQS delay, whole seconds), instead
- * of sleeping on an instance. It waits for the account's Sign budget when that is spent. After releasing the lease
+ * and signs and stores one checkpoint if the tree grew. When the firm's last checkpoint is younger than
+ * CHECKPOINT_INTERVAL_MS, it waits for the rest of the interval holding the lease, if that is short
+ * (IN_PROCESS_WAIT_MAX_MS) and within its budget, then integrates what was committed meanwhile and signs; a longer
+ * wait queues it for when the interval is over (SQS delay, whole seconds) instead of sleeping on an instance: see
+ * signingDecision. It waits for the account's Sign budget when that is spent. After releasing the lease
  * it re-reads the head: records committed meanwhile start another round. A firm with no new records gets no
  * checkpoint. Out of time, it hands the rest to a new message (the one-time build of a large ledger goes on so).
  */
+
+/**
+ * The longest a run waits in-process, lease held, for the firm's interval to be over before it signs. Measured
+ * (docs/benchmarks.md, bench/log): re-queueing with SQS's whole-second delaySeconds turned a wait of a few hundred
+ * ms into one or two seconds and a further trip through the worker pool, the larger part of commit → checkpoint.
+ * Waiting costs at most this much of one invocation per firm per interval; other runs for the firm meanwhile find
+ * the lease held and end at once. Longer waits (a long CHECKPOINT_INTERVAL_MS) still go back to the queue.
+ */
+export const IN_PROCESS_WAIT_MAX_MS = 2_000;
+
+/** What a run does with a grown tree: sign now, wait in-process then sign, or queue itself for later. */
+export type SigningDecision =
+  { kind: 'sign' } | { kind: 'wait'; ms: number } | { kind: 'requeue'; delaySeconds: number };
+
+/**
+ * The decision for a tree that grew, at `now` (epoch ms), given the instant the interval since the last
+ * checkpoint is over (`signAfter`, 0 when there is none) and the run's `deadline`: sign at once when the interval
+ * is over; wait in-process when the rest is at most IN_PROCESS_WAIT_MAX_MS and ends before the deadline; else
+ * re-queue with the (whole-second, rounded up: never early) delay.
+ */
+export function signingDecision(now: number, signAfter: number, deadline: number): SigningDecision {
+  const wait = signAfter - now;
+  if (wait <= 0) return { kind: 'sign' };
+  if (wait <= IN_PROCESS_WAIT_MAX_MS && now + wait < deadline) return { kind: 'wait', ms: wait };
+  return { kind: 'requeue', delaySeconds: Math.min(MAX_DELAY_SECONDS, Math.ceil(wait / 1000)) };
+}
 
 export interface LogCheckpointMessage {
   firmId: string;
@@ -71,11 +100,8 @@ export async function runLogCheckpoint(
     }
     result.checkpoints += round.checkpoints;
     result.integrated += round.integrated;
-    if (round.outOfTime || round.signAfter !== undefined) {
-      const wait = round.signAfter === undefined ? 0 : round.signAfter - deps.clock.now().getTime();
-      await deps.queue.send('log-checkpoint', message, {
-        delaySeconds: Math.min(MAX_DELAY_SECONDS, Math.max(0, Math.ceil(wait / 1000))),
-      });
+    if (round.outOfTime || round.requeueSeconds !== undefined) {
+      await deps.queue.send('log-checkpoint', message, { delaySeconds: round.requeueSeconds ?? 0 });
       result.continued = true;
       return result;
     }
@@ -92,30 +118,39 @@ interface Round {
   /** Something was integrated or signed (a round that did nothing does not start another). */
   progressed: boolean;
   outOfTime: boolean;
-  /** The tree grew but the last checkpoint is younger than the interval: sign at this instant (epoch ms). */
-  signAfter?: number;
+  /** The tree grew but the last checkpoint is younger than the interval, by more than a run waits: retry then. */
+  requeueSeconds?: number;
 }
 
 /** Integrates and signs while holding the lease. */
 async function whileHeld(deps: Deps, firmId: string, holder: string, deadline: number): Promise<Round> {
   const round: Round = { checkpoints: 0, integrated: 0, progressed: false, outOfTime: false };
   const lease = leaseKeeper(deps, firmId, holder);
+  let tree: { size: number; root: Uint8Array } | undefined;
   for (;;) {
-    const step = await integrateStep(deps, firmId);
-    round.integrated += step.added;
-    if (step.added > 0) round.progressed = true;
-    if (!(await lease.keep())) return round;
-    if (step.size >= step.head || step.gapAt !== undefined || step.lostRace) break;
-    if (Date.now() > deadline) {
-      round.outOfTime = true;
-      return round;
+    for (;;) {
+      const step = await integrateStep(deps, firmId);
+      round.integrated += step.added;
+      if (step.added > 0) round.progressed = true;
+      if (!(await lease.keep())) return round;
+      if (step.size >= step.head || step.gapAt !== undefined || step.lostRace) break;
+      if (Date.now() > deadline) {
+        round.outOfTime = true;
+        return round;
+      }
     }
+    let latest: StoredCheckpoint | undefined;
+    [latest, tree] = await Promise.all([readLatestCheckpoint(deps, firmId), readLogTree(deps, firmId)]);
+    if (!tree || tree.size <= (latest?.size ?? 0)) return round;
+    // At most one checkpoint per firm per interval.
+    const signAfter = latest ? Date.parse(latest.signedAt) + checkpointIntervalMs() : 0;
+    const decision = signingDecision(Date.now(), signAfter, deadline);
+    if (decision.kind === 'sign') break;
+    if (decision.kind === 'requeue') return { ...round, requeueSeconds: decision.delaySeconds };
+    // Hold the lease through the rest of the interval, then integrate what was committed meanwhile, so that
+    // the checkpoint signed after the wait covers it too (each wait is bounded, and the deadline ends them).
+    if (!(await lease.holdFor(decision.ms))) return round;
   }
-  const [latest, tree] = await Promise.all([readLatestCheckpoint(deps, firmId), readLogTree(deps, firmId)]);
-  if (!tree || tree.size <= (latest?.size ?? 0)) return round;
-  // At most one checkpoint per firm per interval.
-  const signAfter = latest ? Date.parse(latest.signedAt) + checkpointIntervalMs() : 0;
-  if (signAfter > deps.clock.now().getTime()) return { ...round, signAfter };
   if (!(await lease.holdFor(await reserveCheckpointSigns(deps)))) return round;
   if (await publishCheckpoint(deps, firmId, tree)) {
     round.checkpoints += 1;
