@@ -33,9 +33,10 @@ import { queueWitnessSubmission } from './witness-queue.js';
  */
 
 /**
- * The longest a run waits in-process, lease held, for the firm's interval to be over before it signs. Measured
- * (docs/benchmarks.md, bench/log): re-queueing with SQS's whole-second delaySeconds turned a wait of a few hundred
- * ms into one or two seconds and a further trip through the worker pool, the larger part of commit → checkpoint.
+ * The longest a run waits in-process, lease held, for the firm's interval to be over before it signs. The first
+ * suspect of bench/log's slow commit → checkpoint (docs/benchmarks.md, not yet measured per hop): re-queueing with
+ * SQS's whole-second delaySeconds turns a wait of a few hundred ms into one or two seconds and a further trip
+ * through the worker pool.
  * Waiting costs at most this much of one invocation per firm per interval; other runs for the firm meanwhile find
  * the lease held and end at once. Longer waits (a long CHECKPOINT_INTERVAL_MS) still go back to the queue.
  */
