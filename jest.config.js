@@ -20,10 +20,6 @@ const common = {
 export default {
   // Integration tests spawn ledgerctl and wait for workers; CDK synthesis takes seconds. Applies to all projects.
   testTimeout: 120000,
-  // Two workers even on 2 cores (Jest's default there is one, in band): the integration files mostly wait on the
-  // stack, so two at a time use the machine (docs/architecture.md §7n). A worker per file also keeps what one
-  // file leaves running out of the others' process.
-  maxWorkers: 2,
   projects: [
     { ...common, displayName: 'unit', testMatch: ['<rootDir>/test/unit/**/*.test.ts'] },
     {

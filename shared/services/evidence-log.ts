@@ -1,5 +1,6 @@
 import { parseCheckpoint } from '../domain/tlog/checkpoint.js';
 import { encodeBase64 } from '../domain/tlog/encoding.js';
+import { cachedTileReader } from '../domain/tlog/tile-cache.js';
 import { parseNote } from '../domain/tlog/note.js';
 import { consistencyProof, inclusionProof } from '../domain/tlog/tree.js';
 import { ValidationError } from '../errors.js';
@@ -39,7 +40,8 @@ export async function evidenceLog(
   }
   if (consistencyFrom !== undefined && consistencyFrom > checkpoint.size)
     throw tooLarge(consistencyFrom, checkpoint.size);
-  const reader = logTileReader(deps, firmId);
+  // Every proof of the bundle is against one tree: each tile is read once (consecutive records share them).
+  const reader = cachedTileReader(logTileReader(deps, firmId));
   const covered = sequenceNumbers.filter((s) => s <= checkpoint.size);
   const [note, proofs, consistency] = await Promise.all([
     cosignedNote(deps, firmId, checkpoint),
