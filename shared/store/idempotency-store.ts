@@ -94,6 +94,9 @@ export async function claimIdempotencyKey(
     });
     const existing = Item as KeyItem | undefined;
     if (!existing || existing[TTL_ATTRIBUTE] <= Math.floor(now / 1000)) continue;
+    // The SDK retries a Put whose answer was lost (a reset connection, a 5xx): the retry then fails its condition
+    // on its own first attempt, which committed. The token (fresh for each attempt) says the claim is this one.
+    if (existing.token === claim.token) return { kind: 'claimed', claim };
     if (existing.fingerprint !== request.fingerprint) return { kind: 'mismatch' };
     if (existing.state === IDEMPOTENCY_STATE.completed && existing.answer)
       return { kind: 'completed', answer: existing.answer };
