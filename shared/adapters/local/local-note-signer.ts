@@ -6,9 +6,8 @@ import {
   sign,
   type KeyObject,
 } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
 import type { Signer } from '../../ports/signer.js';
+import { readOrCreateKeyFile } from './key-file.js';
 import { ThrottlingException, type LocalSignerOptions } from './local-signer.js';
 
 /**
@@ -27,19 +26,10 @@ export class LocalNoteSigner implements Signer {
     keyFile: string,
     private readonly options: Omit<LocalSignerOptions, 'create'> = {},
   ) {
-    if (!existsSync(keyFile)) {
-      mkdirSync(dirname(keyFile), { recursive: true });
-      const { privateKey } = generateKeyPairSync('ed25519');
-      try {
-        writeFileSync(keyFile, privateKey.export({ type: 'pkcs8', format: 'pem' }), {
-          mode: 0o600,
-          flag: 'wx',
-        });
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-      }
-    }
-    this.privateKey = createPrivateKey(readFileSync(keyFile, 'utf8'));
+    const pem = readOrCreateKeyFile(keyFile, () =>
+      generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }),
+    );
+    this.privateKey = createPrivateKey(pem);
     if (this.privateKey.asymmetricKeyType !== 'ed25519') throw new Error(`${keyFile} is not an Ed25519 key`);
     this.spki = createPublicKey(this.privateKey).export({ type: 'spki', format: 'der' });
     this.keyId = `local:ed25519:${createHash('sha256').update(this.spki).digest('hex').slice(0, 16)}`;

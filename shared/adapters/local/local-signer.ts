@@ -6,9 +6,9 @@ import {
   sign,
   type KeyObject,
 } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { existsSync } from 'node:fs';
 import type { Signer } from '../../ports/signer.js';
+import { readOrCreateKeyFile } from './key-file.js';
 import type { SignerQuota } from './signer-quota.js';
 
 export interface LocalSignerOptions {
@@ -48,20 +48,10 @@ export class LocalSigner implements Signer {
   ) {
     if (!existsSync(keyFile) && options.create === false)
       throw new Error(`Signing key file ${keyFile} does not exist`);
-    if (!existsSync(keyFile)) {
-      mkdirSync(dirname(keyFile), { recursive: true });
-      const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
-      // 'wx' never replaces a key another process created first.
-      try {
-        writeFileSync(keyFile, privateKey.export({ type: 'pkcs8', format: 'pem' }), {
-          mode: 0o600,
-          flag: 'wx',
-        });
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-      }
-    }
-    this.privateKey = createPrivateKey(readFileSync(keyFile, 'utf8'));
+    const pem = readOrCreateKeyFile(keyFile, () =>
+      generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ type: 'pkcs8', format: 'pem' }),
+    );
+    this.privateKey = createPrivateKey(pem);
     this.spki = createPublicKey(this.privateKey).export({ type: 'spki', format: 'der' });
     this.keyId = `local:${createHash('sha256').update(this.spki).digest('hex').slice(0, 16)}`;
   }
