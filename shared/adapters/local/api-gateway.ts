@@ -72,6 +72,10 @@ export function createApiServer(options: {
     ];
     socket.end(`${head.join('\r\n')}\r\n\r\n${body}`);
   });
+  // Idle connections stay open longer than any client keeps one for reuse (undici: a few seconds; API Gateway's
+  // own idle timeout is minutes), so a client never sends on a socket the stack is closing at that moment.
+  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = 66_000;
   return server;
 
   async function handle(request: IncomingMessage, response: ServerResponse, requestId: string) {
