@@ -1,3 +1,4 @@
+import { until } from '../support/until.js';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,18 +19,6 @@ import { api, createFirm, stack, stackDeps, type TestFirm } from './helpers.js';
  * (the inclusion proof against the checkpoint's root, the log's signatures, each known witness's cosignature).
  * On the shared stack, with one of our witnesses (bin/witness.ts) registered by the firm.
  */
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
-    await sleep(200);
-  }
-}
 
 describe('the certificate check and the verifiable log', () => {
   let firm: TestFirm;

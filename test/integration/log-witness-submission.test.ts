@@ -1,3 +1,4 @@
+import { until } from '../support/until.js';
 import { generateKeyPairSync, sign } from 'node:crypto';
 import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
@@ -31,17 +32,6 @@ import { startWitness, stopWitness, type WitnessProcess } from '../support/witne
 
 const INTERVAL_MS = 300;
 const text = (response: StackResponse) => new TextDecoder().decode(response.bytes);
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
-    await sleep(150);
-  }
-}
 
 /** A witness that refuses every checkpoint with 422, as one holding another history would. */
 function refusingWitness(): { server: Server; vkey: string; sizes: number[] } {
@@ -335,7 +325,7 @@ describe('submitting checkpoints to witnesses', () => {
           const entry = (await witnesses()).body.find((w: { keyId: string }) => w.keyId === keyId);
           return entry?.status.lastOutcome === 'bad-cosignature' ? entry.status : undefined;
         },
-        60_000,
+        { timeoutMs: 60_000 },
       );
       expect(witness.answered.slice(0, 2)).toEqual(['503', 'foreign']);
       expect(status).toMatchObject({ acknowledgedSize: first, cosignedSize: null });
