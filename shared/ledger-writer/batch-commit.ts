@@ -196,7 +196,8 @@ export async function commitInBatch(
  * commitBatch, and when the table does not answer (a timeout, a lost connection: the transaction may or may not
  * have been applied), finds out instead of failing the batch: an append whose commit succeeded is never answered
  * with an error (issue 32). The first sealed position says it: its row holding this batch's first record means the
- * batch committed (one transaction: all or nothing). Otherwise the very same transaction is sent again: its
+ * batch committed (one transaction: all or nothing); it is read, too, whenever the commit reports a lost race, as
+ * the SDK's own retry of an applied attempt would. Otherwise the very same transaction is sent again: its
  * conditions (the head where it was, every position free) let it apply at most once, so a doubtful attempt applied
  * late fails them and a second one cannot double it. Gives up (throws the error) after REQUEST_BUDGET_MS without an
  * answer from the table; only then may a batch be both committed and answered 503 (docs/operations.md, "Faults").
@@ -211,15 +212,15 @@ async function commitResolvingDoubt(
   const committedHere = async () =>
     (await getRecordBySequence(deps, first.firmId, first.sequenceNumber))?.id === first.id;
   const deadline = Date.now() + dependencyBudgets().requestBudgetMs;
-  let doubt = false;
   for (let attempt = 1; ; attempt++) {
     try {
       const outcome = await commitBatch(deps, head, sealed, release);
-      if (!doubt || outcome.kind === 'committed') return outcome;
+      if (outcome.kind === 'committed') return outcome;
+      // Not only after our own doubt: the SDK retries a transaction whose answer was lost (a connection reset as
+      // the table went away) by itself, and a retry of an applied attempt fails the conditions that attempt used.
       return (await committedHere()) ? { kind: 'committed' } : outcome;
     } catch (error) {
       if (!isUnavailable(error)) throw error;
-      doubt = true;
       logger.warn('A batch commit went unanswered; finding out whether it was applied', {
         firmId: first.firmId,
         sequenceNumber: first.sequenceNumber,

@@ -199,13 +199,24 @@ export function dependencyBudgets(): DependencyBudgets {
 }
 
 /**
+ * The budgets of an operator's command (ledgerctl): the same attempts and timeouts, but a whole call may run for a
+ * minute. No gateway waits on it, and a bulk write (seed, recover) against a busy table is slow, not failing.
+ */
+export function operatorBudgets(): DependencyBudgets {
+  const budgets = dependencyBudgets();
+  return { ...budgets, budgetMs: Math.max(budgets.budgetMs, 60_000) };
+}
+
+/**
  * The SDK client settings of the budgets (every AWS client of both composition roots): request and connection
  * timeouts per attempt, and the standard retry strategy with `maxAttempts`. `retryTimedOut` false (DynamoDB): an
  * attempt past its request timeout is logged, not abandoned and retried, because a retried conditional write could
  * meet its own first attempt (a "lost race" that was its own success); the call's budget (withinBudget) ends it
  * instead, and the ledger writer finds out whether a doubtful commit applied (docs/operations.md, "Faults"). A refused
- * or broken connection is retried either way. KMS Sign, S3's conditional put (an identical copy counts as done) and
- * SQS's at-least-once send are safe to retry.
+ * or broken connection is retried either way, so a write whose connection broke after it applied meets itself too:
+ * the ledger writer (commitResolvingDoubt) and the Idempotency-Key mark (IdempotencyMark.settle) read what was applied
+ * before calling a failed condition lost. KMS Sign, S3's conditional put (an identical copy counts as done) and SQS's
+ * at-least-once send are safe to retry.
  */
 export function sdkClientBudget(
   budgets: DependencyBudgets = dependencyBudgets(),

@@ -39,7 +39,7 @@ const COMMITTED = { status: 'committed' } as const;
 export async function writeConditionally(deps: Deps, items: readonly TransactItem[]): Promise<WriteOutcome> {
   const mark = mainTableOnly(deps, items) ? markWith(deps, null) : undefined;
   if (!mark) return writeItems(deps, items);
-  return mark.settle(await writeItems(deps, [...items, mark.item]), items.length);
+  return await mark.settle(await writeItems(deps, [...items, mark.item]), items.length);
 }
 
 /**
@@ -108,7 +108,7 @@ export async function updateConditionally(
   const mark = update.TableName === deps.tables.main ? markWith(deps, null) : undefined;
   if (mark) {
     // A transaction returns no item: read it back (strongly consistent) once the update and the mark committed.
-    const outcome = mark.settle(await writeItems(deps, [{ Update: update }, mark.item]), 1);
+    const outcome = await mark.settle(await writeItems(deps, [{ Update: update }, mark.item]), 1);
     if (outcome.status !== 'committed') return outcome;
     const { Item } = await send(deps.db, 'Get', {
       TableName: update.TableName,

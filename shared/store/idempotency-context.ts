@@ -2,6 +2,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { IdempotencyKeyInUseError } from '../errors.js';
 import type { Deps } from '../runtime/deps.js';
 import type { TransactItem, WriteOutcome } from './conditional-write.js';
+import { send } from './dynamo.js';
 import { keys } from './keys.js';
 
 /** A request's hold on its firm's `Idempotency-Key` item (shared/store/idempotency-store.ts). */
@@ -68,7 +69,7 @@ export class IdempotencyMark {
   readonly item: TransactItem;
 
   constructor(
-    deps: Deps,
+    private readonly deps: Deps,
     private readonly owner: Scope,
     private readonly recordId: string | null,
   ) {
@@ -93,13 +94,30 @@ export class IdempotencyMark {
 
   /**
    * Settles the outcome of a write whose items were `items` followed by the mark: committed marks the key;
-   * a failed mark throws takenOver(); other failed conditions are reported at the caller's own indexes.
+   * a failed mark throws takenOver(), unless the write itself committed (see markedHere); other failed
+   * conditions are reported at the caller's own indexes.
    */
-  settle(outcome: WriteOutcome, itemCount: number): WriteOutcome {
+  async settle(outcome: WriteOutcome, itemCount: number): Promise<WriteOutcome> {
     if (outcome.status === 'committed') this.committed();
-    if (outcome.status !== 'condition-failed') return outcome;
-    if (outcome.failedItems.includes(itemCount)) throw this.takenOver();
-    return outcome;
+    if (outcome.status !== 'condition-failed' || !outcome.failedItems.includes(itemCount)) return outcome;
+    if (!(await this.markedHere())) throw this.takenOver();
+    this.committed();
+    return { status: 'committed' };
+  }
+
+  /**
+   * Whether the key holds this claim's mark (COMMITTED with its token) although the write reported its
+   * condition failed: the SDK retries a write whose answer was lost (a connection reset), and the retry of an
+   * attempt that was applied fails the conditions it used. Only one write of a request carries the mark, so
+   * the mark being there means this write committed.
+   */
+  private async markedHere(): Promise<boolean> {
+    const { Item } = await send(this.deps.db, 'Get', {
+      TableName: this.deps.tables.main,
+      Key: keys.idempotencyKey(this.owner.claim.firmId, this.owner.claim.keyHash),
+      ConsistentRead: true,
+    });
+    return Item?.token === this.owner.claim.token && Item?.state === IDEMPOTENCY_STATE.committed;
   }
 }
 

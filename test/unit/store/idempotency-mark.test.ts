@@ -85,10 +85,24 @@ describe('the Idempotency-Key mark', () => {
 
   it('throws IDEMPOTENCY_KEY_IN_USE when its own condition fails (the key was taken over)', async () => {
     db.on(TransactWriteCommand).rejects(cancelled('None', 'ConditionalCheckFailed'));
+    db.on(GetCommand).resolves({ Item: { ...keyItem, state: 'IN_PROGRESS', token: 'a retry’s token' } });
     const { outcome, carried } = await runWithClaim(claim, () => writeConditionally(deps, [put('main')]));
     expect(outcome.status).toBe('rejected');
     expect((outcome as PromiseRejectedResult).reason).toBeInstanceOf(IdempotencyKeyInUseError);
     expect(carried).toBeUndefined();
+  });
+
+  it('is committed when its condition failed on its own mark: the SDK retried a write that had been applied', async () => {
+    // The first attempt committed (write and mark), its answer was lost; the SDK's retry then failed both.
+    db.on(TransactWriteCommand).rejects(cancelled('ConditionalCheckFailed', 'ConditionalCheckFailed'));
+    db.on(GetCommand).resolves({ Item: { ...keyItem, state: 'COMMITTED', token: 't-1', recordId: null } });
+    const { outcome, carried } = await runWithClaim(claim, () => writeConditionally(deps, [put('main')]));
+    expect(outcome).toEqual({ status: 'fulfilled', value: { status: 'committed' } });
+    expect(carried).toEqual({ recordId: null });
+    expect(db.commandCalls(GetCommand)[0]!.args[0].input).toMatchObject({
+      Key: keyItem,
+      ConsistentRead: true,
+    });
   });
 
   it.each([
