@@ -35,7 +35,7 @@ export async function tamperingState(deps: Deps, firmId: string): Promise<Tamper
  * Whether the chain head is gone while the ledger has records: the head is absent (a chain never written to has
  * none either) and a record row, a standing flag, the last reconciliation or (`copies`, for a caller allowed to
  * read the immutable store) the write-once copy of record 1 says the chain was written to. Cheap for a firm with
- * a head (one read); the rest is read only without one.
+ * a head (one read); the rest is read only without one, and the head once more when it says records exist.
  */
 export async function chainHeadMissing(
   deps: Deps,
@@ -51,6 +51,12 @@ export async function chainHeadMissing(
     anyRecordRow(deps, firmId),
     getReconciliation(deps, firmId),
   ]);
-  if (flagged || rows || (reconciliation?.headSequence ?? 0) > 0) return true;
-  return options.copies && (await copyAtSequence(deps, firmId, 1).catch(() => null)) !== null;
+  const written =
+    flagged ||
+    rows ||
+    (reconciliation?.headSequence ?? 0) > 0 ||
+    (options.copies && (await copyAtSequence(deps, firmId, 1).catch(() => null)) !== null);
+  // The head read first may predate the firm's first commit, which writes head and rows together: only a head
+  // still absent after the evidence was read is missing (not a new firm's first records, committed meanwhile).
+  return written && (await readHead(deps, firmId)).sequenceNumber === 0;
 }
