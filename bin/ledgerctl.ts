@@ -57,7 +57,7 @@ import { KMSClient } from '@aws-sdk/client-kms';
 import { S3Client } from '@aws-sdk/client-s3';
 import { S3ObjectStore } from '../shared/adapters/aws/s3-object-store.js';
 import { listStageKeys, nextUnusedKey } from '../shared/adapters/aws/kms-stage-keys.js';
-import { stageSigningKeyAlias } from '../shared/runtime/config.js';
+import { operatorBudgets, stageSigningKeyAlias } from '../shared/runtime/config.js';
 import { loadKeyHistory } from '../shared/services/key-history.js';
 import {
   DEFAULT_ROTATION_LEAD_SECONDS,
@@ -145,7 +145,12 @@ function createDeps(): Deps {
   const stage = values.stage;
   if (!stage) {
     const { info, dataDir } = localStack();
-    return createLocalDeps({ dataDir, dynamoEndpoint: info.dynamoEndpoint, baseUrl: info.baseUrl });
+    return createLocalDeps({
+      dataDir,
+      dynamoEndpoint: info.dynamoEndpoint,
+      baseUrl: info.baseUrl,
+      budgets: operatorBudgets(),
+    });
   }
   // AWS: onboarding touches DynamoDB only; the signing-key commands also sign (endorsements) and write the
   // immutable bucket. The first key's ARN is set by stageKeyDeps before anything signs.

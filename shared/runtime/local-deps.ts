@@ -28,7 +28,14 @@ import type { Queue } from '../ports/queue.js';
 import type { Signer } from '../ports/signer.js';
 import { createDocumentClient } from '../store/dynamo.js';
 import { tableName } from '../store/tables.js';
-import { dependencyBudgets, ENV, intEnv, sdkClientBudget, signerLimits } from './config.js';
+import {
+  dependencyBudgets,
+  ENV,
+  intEnv,
+  sdkClientBudget,
+  signerLimits,
+  type DependencyBudgets,
+} from './config.js';
 import type { Deps } from './deps.js';
 
 export const LOCAL_TABLES = {
@@ -81,6 +88,8 @@ export function createLocalDeps(options: {
   dynamoMeter?: DynamoMeter;
   /** The stack's fault switch (POST /__local/faults, shared/adapters/local/fault-switch.ts). */
   faults?: FaultSwitch;
+  /** The calls' budgets: a request's (dependencyBudgets, the default) or an operator command's (operatorBudgets). */
+  budgets?: DependencyBudgets;
 }): Deps {
   const paths = localPaths(options.dataDir);
   const signerOptions = {
@@ -88,7 +97,7 @@ export function createLocalDeps(options: {
     ...(options.signerQuota ? { quota: options.signerQuota } : {}),
   };
   // The same budgets as in AWS (issue 32): the DynamoDB client's timeouts and retries, every call's budget.
-  const budgets = dependencyBudgets();
+  const budgets = options.budgets ?? dependencyBudgets();
   const faults = options.faults;
   const signerOf = (local: LocalSigner) =>
     new ThrottledSigner(
