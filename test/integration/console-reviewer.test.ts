@@ -4,6 +4,7 @@ import {
   ensureConsoleBuilt,
   newContext,
   PHONE,
+  pressUntilShown,
   seriousAxeViolations,
   signIn,
   watchProblems,
@@ -120,9 +121,8 @@ describe('the console: a reviewer decides a job in the browser', () => {
 
       // From here on by keyboard, as a keyboard-only user works: the console must allow it, and a mouse
       // click next to Chromium's out-of-process PDF viewer is not reliably delivered in headless mode.
-      await page.getByRole('button', { name: 'Start review' }).press('Enter');
       const decision = page.getByRole('region', { name: 'Decision' });
-      await decision.waitFor();
+      await pressUntilShown(page.getByRole('button', { name: 'Start review' }), 'Enter', decision, problems);
       const send = decision.getByRole('button', { name: 'Send decision' });
       // Not sendable until every checklist item is answered.
       await decision.getByRole('radio', { name: 'Approve', exact: true }).press('Space');
@@ -143,10 +143,8 @@ describe('the console: a reviewer decides a job in the browser', () => {
       await decision.getByRole('radio', { name: 'Approve', exact: true }).press('Space');
       await expect(decision.getByRole('textbox', { name: 'Modifications' }).count()).resolves.toBe(0);
       await expect(send.isEnabled()).resolves.toBe(true);
-      await send.press('Enter');
-
       const outcome = page.getByRole('region', { name: 'Outcome' });
-      await outcome.waitFor();
+      await pressUntilShown(send, 'Enter', outcome, problems);
       await expect(outcome.getByText('Approved', { exact: true }).isVisible()).resolves.toBe(true);
       const certificate = outcome.getByRole('link', { name: 'Certificate (PDF)' });
       await certificate.waitFor({ timeout: 60_000 });

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { buildConsoleIfStale } from '../../scripts/console-build.js';
 import { ROOT } from './local-stack.js';
 
@@ -47,6 +47,39 @@ export async function signIn(page: Page, baseUrl: string, email: string, path = 
   await page.getByLabel('Email').fill(email);
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.getByRole('button', { name: 'Sign out' }).waitFor();
+}
+
+/**
+ * Presses `key` on `target` (Playwright focuses it first, as a keyboard user's Tab would) until `shown` appears.
+ * Chromium's out-of-process PDF viewer can take the focus as it finishes loading, and on a loaded machine that can
+ * fall between the focus and the key: the key is then lost. So the key is pressed again while `target` is still
+ * there and enabled; a press that was delivered disables or removes it (the console's buttons say "…ing" while
+ * their request runs), so it is never repeated. A timeout names the page's problems and its alerts.
+ */
+export async function pressUntilShown(
+  target: Locator,
+  key: string,
+  shown: Locator,
+  problems: readonly string[],
+  ms = 30_000,
+): Promise<void> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const pressable =
+      (await target.count()) === 1 && (await target.isEnabled({ timeout: 1_000 }).catch(() => false));
+    if (pressable) await target.press(key, { timeout: 5_000 }).catch(() => undefined);
+    try {
+      await shown.waitFor({ timeout: Math.max(1, Math.min(5_000, deadline - Date.now())) });
+      return;
+    } catch (error) {
+      if (Date.now() < deadline) continue;
+      const alerts = await shown.page().getByRole('alert').allInnerTexts();
+      throw new Error(
+        `${(error as Error).message}\nproblems: ${JSON.stringify(problems)}\nalerts: ${JSON.stringify(alerts)}`,
+        { cause: error },
+      );
+    }
+  }
 }
 
 export interface AxeViolation {
