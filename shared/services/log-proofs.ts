@@ -47,7 +47,11 @@ export async function recordProof(
   recordId: string,
   treeSize?: number,
 ): Promise<string> {
-  const record = await getRecordById(deps, firmId, recordId);
+  // The record and (by default) the latest checkpoint are read together: usually it covers the record already.
+  const [record, latest] = await Promise.all([
+    getRecordById(deps, firmId, recordId),
+    treeSize === undefined ? readLatestCheckpoint(deps, firmId).then((read) => ({ read })) : undefined,
+  ]);
   if (!record) throw new NotFoundError('Ledger record not found');
   const index = record.sequenceNumber - 1;
   let checkpoint: StoredCheckpoint;
@@ -69,24 +73,36 @@ export async function recordProof(
       );
     checkpoint = found;
   } else {
-    checkpoint = await checkpointCovering(deps, firmId, record.sequenceNumber);
+    checkpoint = await checkpointCovering(deps, firmId, record.sequenceNumber, latest);
   }
-  const proof = await inclusionProof(logTileReader(deps, firmId), index, checkpoint.size);
-  return formatTlogProof({ index, proof, checkpoint: await cosignedNote(deps, firmId, checkpoint) });
+  // The hashes (O(log n) tiles) and the checkpoint's cosignatures are independent reads.
+  const [proof, note] = await Promise.all([
+    inclusionProof(logTileReader(deps, firmId), index, checkpoint.size),
+    cosignedNote(deps, firmId, checkpoint),
+  ]);
+  return formatTlogProof({ index, proof, checkpoint: note });
 }
 
 /**
  * The latest checkpoint once its size is at least `size`, polling for a bounded time; else 409 with Retry-After
- * (without it when checkpoints are off, CHECKPOINT_INTERVAL_MS = 0: no wait would help).
+ * (without it when checkpoints are off, CHECKPOINT_INTERVAL_MS = 0: no wait would help). `known`: the latest
+ * checkpoint as the caller just read it, which stands for the first read.
  */
 export async function checkpointCovering(
   deps: Deps,
   firmId: string,
   size: number,
+  known?: { read: StoredCheckpoint | undefined },
 ): Promise<StoredCheckpoint> {
+  let first = known;
+  const readLatest = async () => {
+    const latest = first ? first.read : await readLatestCheckpoint(deps, firmId);
+    first = undefined;
+    return latest;
+  };
   const interval = checkpointIntervalMs();
   if (interval === 0) {
-    const latest = await readLatestCheckpoint(deps, firmId);
+    const latest = await readLatest();
     if (latest && latest.size >= size) return latest;
     // Nothing will change by itself: a 409 without Retry-After.
     throw new ConflictError(
@@ -96,7 +112,7 @@ export async function checkpointCovering(
   const deadline = Date.now() + Math.min(WAIT_INTERVALS * interval, MAX_WAIT_MS);
   const pause = Math.min(250, Math.max(20, Math.floor(interval / 4)));
   for (;;) {
-    const latest = await readLatestCheckpoint(deps, firmId);
+    const latest = await readLatest();
     if (latest && latest.size >= size) return latest;
     if (Date.now() + pause > deadline)
       throw new NotYetCheckpointedError(
