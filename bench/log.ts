@@ -7,7 +7,8 @@
  *    against OFF (a second stack, CHECKPOINT_INTERVAL_MS=0), in alternating rounds (ON first, then OFF first, ...)
  *    so that the drift of a shared, loaded machine falls on both sides. Both stacks run throughout; both are
  *    polled for their checkpoint at the same cadence, so the poll's load is the same on both sides.
- * 2. Commit → checkpoint latency of each ON append: from its 201 to the first poll of GET /v1/ledger/log/checkpoint
+ * 2. Commit → checkpoint latency of each ON append: from its 201 to the first poll (every BENCH_POLL_MS, with the
+ *    firm's own auditor key: a monitor's credential, not the writers') of GET /v1/ledger/log/checkpoint
  *    that shows a checkpoint covering its record (its sequence number, found by incidentId in the records), both
  *    to the first log-signed one and to the first carrying both witnesses' cosignatures.
  * 3. + 4. On the OFF stack's data (checkpoints off, so no tree exists): `ledgerctl seed --create` a small and a
@@ -26,7 +27,7 @@
  * BENCH_INSTANCES (8), BENCH_SIGNER_LATENCY_MS (15), BENCH_SIGNER_RATE_LIMIT (300: does not bind),
  * BENCH_CHECKPOINT_INTERVAL_MS (1000), BENCH_WITNESSES (2), BENCH_WARMUP (200 appends per stack),
  * BENCH_POLL_MS (50), BENCH_LARGE_RECORDS (100000), BENCH_SMALL_RECORDS (1000), BENCH_PROOFS (200 per kind and
- * size), BENCH_LOG_REPAIR_INTERVAL_SECONDS (5).
+ * size), BENCH_LOG_REPAIR_INTERVAL_SECONDS (5), BENCH_KEEP_DATA (false: the seeded data directory is removed).
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -58,6 +59,7 @@ const SMALL = intEnv('BENCH_SMALL_RECORDS', 1_000);
 const PROOFS = intEnv('BENCH_PROOFS', 200);
 const REPAIR_SECONDS = intEnv('BENCH_LOG_REPAIR_INTERVAL_SECONDS', 5);
 const LAST_SEQUENCE = 999_999_999_999;
+const KEEP_DATA = process.env.BENCH_KEEP_DATA === 'true';
 /** How long a build or a checkpoint may take before the bench gives up on it. */
 const BUILD_TIMEOUT_MS = 30 * 60_000;
 const COVER_TIMEOUT_MS = 30_000;
@@ -170,6 +172,36 @@ async function appendRound(stack: EmbeddedStack, firm: OnboardedFirm, side: 'on'
   };
 }
 
+/** The firm admin's bearer token (ledgerctl token), for the admin-only calls the bench makes. */
+async function adminToken(stack: EmbeddedStack, firm: OnboardedFirm): Promise<string> {
+  const token = await ledgerctl(stack.dataDir, [
+    'token',
+    '--firm',
+    firm.firm.id,
+    '--email',
+    firm.admin.email,
+  ]);
+  const bearer = (token.json as { token?: string } | null)?.token;
+  if (!bearer) throw new Error(`ledgerctl token: ${token.stderr}`);
+  return bearer;
+}
+
+/**
+ * A read-only auditor key of the firm, for the checkpoint poll: a monitor or a witness operator polls with its own
+ * credential. With the writers' key the poll would wait in their lane of the embedded stack's instance pool
+ * (shared/adapters/local/invocation-lane.ts) behind 32 queued appends, and every latency would carry that wait.
+ */
+async function auditorKey(stack: EmbeddedStack, firm: OnboardedFirm): Promise<string> {
+  const created = await fetch(`${stack.baseUrl}/v1/firm/me/api-keys`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${await adminToken(stack, firm)}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ name: 'bench checkpoint poll', scope: 'auditor' }),
+  });
+  if (created.status !== 201)
+    throw new Error(`POST /v1/firm/me/api-keys: ${created.status} ${await created.text()}`);
+  return ((await created.json()) as { key: string }).key;
+}
+
 async function registerWitnesses(stack: EmbeddedStack, firm: OnboardedFirm): Promise<BenchWitness[]> {
   const response = await fetch(`${stack.baseUrl}/v1/ledger/log/vkeys`, {
     headers: { 'X-Service-Key': firm.apiKey },
@@ -180,15 +212,7 @@ async function registerWitnesses(stack: EmbeddedStack, firm: OnboardedFirm): Pro
   const witnesses = await Promise.all(
     Array.from({ length: WITNESSES }, (_, i) => startWitness(`bench.witness.example/w${i + 1}`, vkeys)),
   );
-  const token = await ledgerctl(stack.dataDir, [
-    'token',
-    '--firm',
-    firm.firm.id,
-    '--email',
-    firm.admin.email,
-  ]);
-  const bearer = (token.json as { token?: string } | null)?.token;
-  if (!bearer) throw new Error(`ledgerctl token: ${token.stderr}`);
+  const bearer = await adminToken(stack, firm);
   for (const witness of witnesses) {
     const created = await fetch(`${stack.baseUrl}/v1/firm/me/witnesses`, {
       method: 'POST',
@@ -437,8 +461,8 @@ async function main(): Promise<number> {
     await runLoops(WARMUP, 8, (i) => postIncidentForId(on.baseUrl, onFirm.apiKey, incidentBody(i)));
     await runLoops(WARMUP, 8, (i) => postIncidentForId(off!.baseUrl, offFirm.apiKey, incidentBody(i)));
 
-    const onPoll = pollCheckpoints(on, onFirm.apiKey);
-    const offPoll = pollCheckpoints(off, offFirm.apiKey);
+    const onPoll = pollCheckpoints(on, await auditorKey(on, onFirm));
+    const offPoll = pollCheckpoints(off, await auditorKey(off, offFirm));
     const rounds: Round[] = [];
     for (let r = 0; r < ROUNDS; r++) {
       const order: ('on' | 'off')[] = r % 2 === 0 ? ['on', 'off'] : ['off', 'on'];
@@ -592,7 +616,9 @@ async function main(): Promise<number> {
     if (onRunning) await on.stop();
     await off?.stop();
     await rebuilt?.stop();
-    rmSync(offDataDir, { recursive: true, force: true });
+    // BENCH_KEEP_DATA=true keeps the seeded data for a closer look (npm start with DATA_DIR=<it>).
+    if (KEEP_DATA) console.error(`Seeded data kept in ${offDataDir}`);
+    else rmSync(offDataDir, { recursive: true, force: true });
   }
 }
 

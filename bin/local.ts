@@ -4,7 +4,7 @@
  * handler modules the Lambdas run. Configuration: PORT (3000), DATA_DIR (.data), LOG_LEVEL (WARN),
  * OUTBOX_SWEEP_INTERVAL_SECONDS (60), OUTBOX_GRACE_SECONDS (30), PUBLIC_BASE_URL (the server's own URL),
  * LOCAL_INSTANCES (0: handlers run in this thread; N: on N isolated Lambda-like instances, one invocation each at
- * a time), SIGNER_LATENCY_MS (0) and SIGNER_RATE_LIMIT (0: unlimited) for a signer that behaves like KMS,
+ * a time) and LOCAL_WORKER_INSTANCES (with LOCAL_INSTANCES: the workers' own instances, default max(2, N/2)), SIGNER_LATENCY_MS (0) and SIGNER_RATE_LIMIT (0: unlimited) for a signer that behaves like KMS,
  * LOCAL_DYNAMO_METRICS (false; true counts DynamoDB reads into GET /__local/metrics, for bench/reads),
  * LOCAL_STREAM_WORKERS (true; false stops polling the ledger table's stream, i.e. the tamper watch), and the
  * dependency budgets of shared/runtime/config.ts (DEPENDENCY_TIMEOUT_MS and the rest, issue 32). Its DynamoDB Local
@@ -34,7 +34,7 @@ import { ensureTables, superviseDynamoLocal } from '../shared/adapters/local/dyn
 import { FaultSwitch, parseFaultRequest } from '../shared/adapters/local/fault-switch.js';
 import { FsObjectStore } from '../shared/adapters/local/fs-object-store.js';
 import { handlerModules } from '../shared/adapters/local/handler-modules.js';
-import { InstancePool } from '../shared/adapters/local/instance-pool.js';
+import { InstancePool, type InstanceKind } from '../shared/adapters/local/instance-pool.js';
 import { LocalNoteSigner } from '../shared/adapters/local/local-note-signer.js';
 import { LocalSigner } from '../shared/adapters/local/local-signer.js';
 import { presignedUploadHandler, UrlSigningSecret } from '../shared/adapters/local/presigned-uploads.js';
@@ -72,6 +72,11 @@ const originOf = requestOrigin({
   allowedHosts: parseAllowedHosts(optionalEnv('ALLOWED_HOSTS', '')),
 });
 const instanceCount = intEnv(ENV.localInstances, 0);
+// The workers' own instances (LOCAL_WORKER_INSTANCES): in AWS a worker function never takes a route's environment.
+const workerInstanceCount = Math.max(
+  1,
+  intEnv(ENV.localWorkerInstances, Math.max(2, Math.ceil(instanceCount / 2))),
+);
 // One quota and one set of Sign counters for the whole stack, in shared memory every instance draws on.
 const signerQuota = SignerQuota.create(intEnv(ENV.signerRateLimit, 0));
 // LOCAL_DYNAMO_METRICS=true: DynamoDB reads counted across every instance (bench/reads), in /__local/metrics.
@@ -87,6 +92,7 @@ type Invoke = (
   module: string,
   name: string,
   event: unknown,
+  kind: InstanceKind,
 ) => Promise<{ value: unknown; instance?: number; runMs?: number }>;
 
 const handlerOf = handlerModules(root);
@@ -115,7 +121,7 @@ const server = createApiServer({
   loadHandler: async (module) => {
     await ready;
     return async (event, context) => {
-      const { value, instance, runMs } = await invoke(module, context.functionName, event);
+      const { value, instance, runMs } = await invoke(module, context.functionName, event, 'route');
       const result = value as APIGatewayProxyStructuredResultV2;
       if (instance === undefined) return result;
       // Which instance ran it, and for how long (Lambda's duration: the wait for a free instance, which AWS does
@@ -248,7 +254,7 @@ if (instanceCount === 0) {
   new LocalSigner(paths.signingKey);
   new LocalNoteSigner(paths.checkpointKey);
   const instancePool = new InstancePool(
-    instanceCount,
+    { route: instanceCount, worker: workerInstanceCount },
     {
       root,
       dataDir,
@@ -263,7 +269,7 @@ if (instanceCount === 0) {
   );
   pool = instancePool;
   await instancePool.start();
-  invoke = (module, name, event) => instancePool.invoke(module, name, event);
+  invoke = (module, name, event, kind) => instancePool.invoke(module, name, event, kind);
 }
 
 const timers: NodeJS.Timeout[] = [];
@@ -277,7 +283,8 @@ for (const worker of WORKERS) {
   if (trigger.kind === 'queue') {
     queue.register(
       trigger.queue,
-      async (event) => (await invoke(worker.handler, worker.name, event)).value as SQSBatchResponse | void,
+      async (event) =>
+        (await invoke(worker.handler, worker.name, event, 'worker')).value as SQSBatchResponse | void,
     );
   } else if (trigger.kind === 'stream') {
     if (!streamWorkers) continue;
@@ -291,14 +298,19 @@ for (const worker of WORKERS) {
       retryAttempts: trigger.retryAttempts,
       checkpointFile: resolve(dataDir, `stream-${worker.name}.json`),
       deliver: async (event) =>
-        (await invoke(worker.handler, worker.name, event)).value as DynamoDBBatchResponse | void,
+        (await invoke(worker.handler, worker.name, event, 'worker')).value as DynamoDBBatchResponse | void,
     });
     poller.start();
     pollers.push(poller);
   } else {
     const run = () =>
-      invoke(worker.handler, worker.name, { source: 'local.timer', 'detail-type': 'Scheduled Event' }).catch(
-        (error: unknown) => logger.error(`Scheduled worker ${worker.name} failed`, { error: error as Error }),
+      invoke(
+        worker.handler,
+        worker.name,
+        { source: 'local.timer', 'detail-type': 'Scheduled Event' },
+        'worker',
+      ).catch((error: unknown) =>
+        logger.error(`Scheduled worker ${worker.name} failed`, { error: error as Error }),
       );
     const seconds = intEnv(trigger.localIntervalEnv, trigger.everyMinutes * 60);
     timers.push(setInterval(run, Math.max(1, seconds) * 1000));
@@ -311,7 +323,7 @@ writeFileSync(paths.stackFile, JSON.stringify(info, null, 2));
 markReady();
 console.log(
   `Governance Ledger Service listening on ${baseUrl} (DATA_DIR=${dataDir}, ` +
-    `${instanceCount === 0 ? 'handlers in-process' : `${instanceCount} local instances`})`,
+    `${instanceCount === 0 ? 'handlers in-process' : `${instanceCount} local instances, ${workerInstanceCount} for workers`})`,
 );
 console.log(`Web console: ${consoleUrls(baseUrl).home}`);
 

@@ -82,6 +82,8 @@ export const ENV = {
   keyHistoryTtlMs: 'KEY_HISTORY_TTL_MS',
   /** Embedded stack: isolated Lambda-like instances running the handlers (0: all in the server's own thread). */
   localInstances: 'LOCAL_INSTANCES',
+  /** With LOCAL_INSTANCES: the instances that run the workers (queues, streams, schedules); default max(2, N/2). */
+  localWorkerInstances: 'LOCAL_WORKER_INSTANCES',
   /** Embedded stack with instances: "true" freezes an instance between invocations, as Lambda does. */
   localFreezeBetweenInvocations: 'LOCAL_FREEZE_BETWEEN_INVOCATIONS',
   /** Ledger-writing requests per second per firm, for every firm (overrides the plan's; "0": no limit). */

@@ -13,6 +13,11 @@ import {
 } from './instance-messages.js';
 
 /** Where an instance's queue sends go (the main thread's LocalQueue). */
+interface Waiter {
+  take: (instance: Instance) => void;
+  fail: (error: Error) => void;
+}
+
 export type QueueSink = (queue: QueueName, message: unknown, delaySeconds: number) => Promise<void>;
 
 export interface Invocation {
@@ -23,8 +28,16 @@ export interface Invocation {
   runMs: number;
 }
 
+/**
+ * What an instance runs: route invocations (API Gateway's) or worker invocations (queues, streams, schedules).
+ * In AWS they are different functions, each with its own execution environments: a worker never takes an
+ * environment a request could have used, nor the reverse.
+ */
+export type InstanceKind = 'route' | 'worker';
+
 interface Instance {
   index: number;
+  kind: InstanceKind;
   worker: Worker;
   ready: boolean;
   /** Taken for an invocation: one at a time, like a Lambda execution environment. */
@@ -37,31 +50,37 @@ interface Instance {
 const ENTRY = new URL('./lambda-instance.ts', import.meta.url).href;
 
 /**
- * The embedded stack's Lambda-like concurrency (LOCAL_INSTANCES): N worker threads, each an isolated instance
- * with its own module state and connections (shared/adapters/local/lambda-instance.ts). Every route, queue and
- * schedule invocation goes to a free instance. When all are busy it waits in its lane (invocation-lane.ts: its
- * credential, or its worker function), and a freed instance goes to the lanes in turn (fair-queue.ts), so one
- * caller's burst cannot queue everyone else's requests behind it: in AWS, Lambda would scale out instead. An
- * instance that dies fails its invocation and is replaced, as Lambda replaces a crashed execution environment.
+ * The embedded stack's Lambda-like concurrency: worker threads, each an isolated instance with its own module
+ * state and connections (shared/adapters/local/lambda-instance.ts), LOCAL_INSTANCES of them for routes and
+ * LOCAL_WORKER_INSTANCES for the workers (queue, stream and schedule invocations), as route and worker functions
+ * scale apart in AWS. An invocation goes to a free instance of its kind; when all are busy it waits in its lane
+ * (invocation-lane.ts: its credential, or its worker function), and a freed instance goes to its kind's lanes in
+ * turn (fair-queue.ts), so one caller's burst cannot queue everyone else's requests behind it: in AWS, Lambda would
+ * scale out instead. Instances are numbered routes first (0 … LOCAL_INSTANCES − 1), then workers. An instance that
+ * dies fails its invocation and is replaced, as Lambda replaces a crashed execution environment.
  */
 export class InstancePool {
   private readonly instances: Instance[] = [];
-  private readonly waiting = new FairQueue<{
-    take: (instance: Instance) => void;
-    fail: (error: Error) => void;
-  }>();
+  private readonly waiting: Record<InstanceKind, FairQueue<Waiter>> = {
+    route: new FairQueue(),
+    worker: new FairQueue(),
+  };
+  readonly size: number;
   private readonly gate: Int32Array | undefined;
   private nextId = 1;
   private closed = false;
 
   /** `freeze`: instances stop between invocations, as Lambda freezes them (see lambda-instance.ts). */
   constructor(
-    readonly size: number,
+    private readonly sizes: Readonly<Record<InstanceKind, number>>,
     private readonly data: Omit<InstanceData, 'index' | 'freezeGate'>,
     private readonly sink: QueueSink,
     options: { freeze?: boolean } = {},
   ) {
-    if (options.freeze) this.gate = new Int32Array(new SharedArrayBuffer(4 * size));
+    if (sizes.route < 1 || sizes.worker < 1)
+      throw new Error('An instance pool needs route and worker instances');
+    this.size = sizes.route + sizes.worker;
+    if (options.freeze) this.gate = new Int32Array(new SharedArrayBuffer(4 * this.size));
   }
 
   /** Starts every instance; resolves once all are ready to take invocations. */
@@ -69,9 +88,9 @@ export class InstancePool {
     await Promise.all(Array.from({ length: this.size }, (_, index) => this.spawn(index)));
   }
 
-  /** Runs `module`'s handler on the next free instance. */
-  async invoke(module: string, name: string, event: unknown): Promise<Invocation> {
-    const instance = await this.take(invocationLane(name, event));
+  /** Runs `module`'s handler on the next free instance of `kind`. */
+  async invoke(module: string, name: string, event: unknown, kind: InstanceKind): Promise<Invocation> {
+    const instance = await this.take(kind, invocationLane(name, event));
     const id = this.nextId++;
     const started = Date.now();
     try {
@@ -93,7 +112,8 @@ export class InstancePool {
     for (const instance of this.instances) this.thaw(instance.index);
     const stopped = new Error('The local stack is shutting down');
     for (const instance of this.instances) instance.running?.reject(stopped);
-    for (const waiter of this.waiting.drain()) waiter.fail(stopped);
+    for (const waiter of [...this.waiting.route.drain(), ...this.waiting.worker.drain()])
+      waiter.fail(stopped);
     await Promise.all(this.instances.map((instance) => instance.worker.terminate()));
   }
 
@@ -104,20 +124,22 @@ export class InstancePool {
     Atomics.notify(this.gate, index);
   }
 
-  private take(lane: string): Promise<Instance> {
+  private take(kind: InstanceKind, lane: string): Promise<Instance> {
     if (this.closed) return Promise.reject(new Error('The local stack is shutting down'));
-    const free = this.instances.find((instance) => instance.ready && !instance.busy);
+    const free = this.instances.find(
+      (instance) => instance.kind === kind && instance.ready && !instance.busy,
+    );
     if (free) {
       free.busy = true;
       return Promise.resolve(free);
     }
-    return new Promise((take, fail) => this.waiting.push(lane, { take, fail }));
+    return new Promise((take, fail) => this.waiting[kind].push(lane, { take, fail }));
   }
 
-  /** Hands a free instance to the oldest waiter of the lane whose turn it is, or marks it free. */
+  /** Hands a free instance to the oldest waiter of its kind's lane whose turn it is, or marks it free. */
   private give(instance: Instance): void {
     if (!instance.ready) return;
-    const next = this.waiting.shift();
+    const next = this.waiting[instance.kind].shift();
     instance.busy = next !== undefined;
     next?.take(instance);
   }
@@ -128,7 +150,8 @@ export class InstancePool {
       index,
       ...(this.gate ? { freezeGate: this.gate.buffer } : {}),
     });
-    const instance: Instance = { index, worker, ready: false, busy: false };
+    const kind: InstanceKind = index < this.sizes.route ? 'route' : 'worker';
+    const instance: Instance = { index, kind, worker, ready: false, busy: false };
     this.instances[index] = instance;
     return new Promise((started, failed) => {
       worker.on('message', (message: FromInstance) => {

@@ -6,6 +6,7 @@ interface Probe {
   concurrent: { instance: number; calls: number; mostAtOnce: number }[];
   sent: { queue: string; message: { from: string }; delaySeconds: number }[];
   served: string[];
+  kinds: { instances: number[]; finished: string[] };
   ticksWhileIdle: number;
   ticksWhileFrozen: number;
 }
@@ -43,6 +44,13 @@ describe('InstancePool (LOCAL_INSTANCES)', () => {
   it("serves waiting credentials in turn: one credential's backlog does not queue another's request", () => {
     // A1 ran; A2..A5 then B1 waited. FIFO would serve B1 last; in turn, B1 follows A2.
     expect(seen.served).toEqual(['A1', 'A2', 'B1', 'A3', 'A4', 'A5']);
+  });
+
+  it('runs routes and workers on instances of their own kind, as route and worker functions scale apart in AWS', () => {
+    // Instances are numbered routes first: the route instance 0 ran both requests, one after the other, and the
+    // worker invocation did not wait for either (it finished first) nor took the route instance.
+    expect(seen.kinds.instances).toEqual([0, 0, 1]);
+    expect(seen.kinds.finished).toEqual(['worker', 'route1', 'route2']);
   });
 
   it('freezes an instance between invocations only when asked to, as Lambda does', () => {
