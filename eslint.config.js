@@ -31,6 +31,13 @@ const routesUnderNamespace = {
     "Import routes under their area's namespace: `import * as incidents from '.../shared/routes/incidents.js'`.",
 };
 
+/** Sort-key prefixes as a range the table's index serves (shared/store/sk-prefix.ts), locally too. */
+const skPrefixAsRange = {
+  selector: 'Literal[value=/begins_with\\(sk/], TemplateElement[value.raw=/begins_with\\(sk/]',
+  message:
+    'Use skPrefixCondition (shared/store/sk-prefix.ts): DynamoDB Local answers begins_with(sk, …) by scanning the whole partition.',
+};
+
 const NO_AWS = {
   group: ['@aws-sdk/*', 'aws-cdk-lib', 'aws-cdk-lib/*'],
   message: 'Domain code never imports AWS.',
@@ -102,6 +109,10 @@ export default tseslint.config(
   {
     files: ['functions/**/*.ts'],
     rules: { 'no-restricted-syntax': ['error', zodNamespaceOnly, routesUnderNamespace] },
+  },
+  {
+    files: ['shared/store/**/*.ts'],
+    rules: { 'no-restricted-syntax': ['error', zodNamespaceOnly, skPrefixAsRange] },
   },
   {
     // Domain rules stay free of AWS: no SDK import below shared/domain or shared/ledger.

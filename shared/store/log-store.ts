@@ -4,6 +4,7 @@ import type { Deps } from '../runtime/deps.js';
 import { putReplacing, writeConditionally, type TransactItem } from './conditional-write.js';
 import { queryAll, send } from './dynamo.js';
 import { keys, SK_PREFIX } from './keys.js';
+import { skPrefixCondition, skPrefixValues } from './sk-prefix.js';
 
 /*
  * A firm's verifiable log in the ledger table (issue 31; docs/architecture.md, "Verifiable log"): the hash tiles
@@ -240,8 +241,12 @@ export async function readCosignatures(
 ): Promise<StoredCosignature[]> {
   const items = await queryAll(deps.db, {
     TableName: deps.tables.ledger,
-    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-    ExpressionAttributeValues: { ':pk': keys.firmPk(firmId), ':prefix': SK_PREFIX.cosignature(size) },
+    // Not begins_with: DynamoDB Local scans the whole partition for it (./sk-prefix.ts), 100,000 records and all.
+    KeyConditionExpression: `pk = :pk AND ${skPrefixCondition(':prefix')}`,
+    ExpressionAttributeValues: {
+      ':pk': keys.firmPk(firmId),
+      ...skPrefixValues(':prefix', SK_PREFIX.cosignature(size)),
+    },
     ConsistentRead: true,
   });
   return items.map((item) => ({
