@@ -26,7 +26,7 @@
  *   npm run bench:log
  *
  * Environment: BENCH_APPENDS (400 per round and side), BENCH_ROUNDS (3 pairs of rounds), BENCH_WRITERS (32),
- * BENCH_INSTANCES (8), BENCH_SIGNER_LATENCY_MS (15), BENCH_SIGNER_RATE_LIMIT (300: does not bind),
+ * BENCH_INSTANCES (8), BENCH_WORKER_INSTANCES (4: LOCAL_WORKER_INSTANCES), BENCH_SIGNER_LATENCY_MS (15), BENCH_SIGNER_RATE_LIMIT (300: does not bind),
  * BENCH_CHECKPOINT_INTERVAL_MS (1000), BENCH_WITNESSES (2), BENCH_WARMUP (200 appends per stack, at BENCH_WRITERS),
  * BENCH_POLL_MS (50), BENCH_LARGE_RECORDS (100000), BENCH_SMALL_RECORDS (1000), BENCH_PROOFS (200 per kind and
  * size), BENCH_LOG_REPAIR_INTERVAL_SECONDS (5), BENCH_KEEP_DATA (false: the seeded data directory is removed).
@@ -50,6 +50,7 @@ const APPENDS = intEnv('BENCH_APPENDS', 400);
 const ROUNDS = intEnv('BENCH_ROUNDS', 3);
 const WRITERS = intEnv('BENCH_WRITERS', 32);
 const INSTANCES = intEnv('BENCH_INSTANCES', 8);
+const WORKER_INSTANCES = intEnv('BENCH_WORKER_INSTANCES', 4);
 const SIGNER_LATENCY_MS = intEnv('BENCH_SIGNER_LATENCY_MS', 15);
 const SIGNER_RATE_LIMIT = intEnv('BENCH_SIGNER_RATE_LIMIT', 300);
 const INTERVAL_MS = intEnv('BENCH_CHECKPOINT_INTERVAL_MS', 1000);
@@ -82,6 +83,8 @@ const loads: number[] = [];
 function stackEnv(intervalMs: number): Record<string, string> {
   return {
     LOCAL_INSTANCES: String(INSTANCES),
+    // The workers on instances of their own, as in AWS, where a worker never takes a request's environment.
+    LOCAL_WORKER_INSTANCES: String(WORKER_INSTANCES),
     SIGNER_LATENCY_MS: String(SIGNER_LATENCY_MS),
     SIGNER_RATE_LIMIT: String(SIGNER_RATE_LIMIT),
     CHECKPOINT_INTERVAL_MS: String(intervalMs),
@@ -584,7 +587,7 @@ async function main(): Promise<number> {
           .slice(1, -1)
           .map((l) => fixed(l, 1))
           .join(' / ')} after each append round, ${fixed(loads.at(-1)!, 2)} at end`,
-      `Settings: LOCAL_INSTANCES=${INSTANCES}, SIGNER_LATENCY_MS=${SIGNER_LATENCY_MS}, SIGNER_RATE_LIMIT=${SIGNER_RATE_LIMIT}, ` +
+      `Settings: LOCAL_INSTANCES=${INSTANCES}, LOCAL_WORKER_INSTANCES=${WORKER_INSTANCES}, SIGNER_LATENCY_MS=${SIGNER_LATENCY_MS}, SIGNER_RATE_LIMIT=${SIGNER_RATE_LIMIT}, ` +
         `CHECKPOINT_INTERVAL_MS=${INTERVAL_MS} (on) / 0 (off), ${WITNESSES} witnesses (bin/witness.ts) registered on the ON firm, ` +
         `${ROUNDS} pairs of rounds of ${APPENDS} appends at ${WRITERS} writers, checkpoint polled every ${POLL_MS} ms on both stacks, ` +
         `LOG_REPAIR_INTERVAL_SECONDS=${REPAIR_SECONDS}, ${PROOFS} requests per kind and firm`,

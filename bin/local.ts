@@ -4,7 +4,8 @@
  * handler modules the Lambdas run. Configuration: PORT (3000), DATA_DIR (.data), LOG_LEVEL (WARN),
  * OUTBOX_SWEEP_INTERVAL_SECONDS (60), OUTBOX_GRACE_SECONDS (30), PUBLIC_BASE_URL (the server's own URL),
  * LOCAL_INSTANCES (0: handlers run in this thread; N: on N isolated Lambda-like instances, one invocation each at
- * a time) and LOCAL_WORKER_INSTANCES (with LOCAL_INSTANCES: the workers' own instances, default max(2, N/2)), SIGNER_LATENCY_MS (0) and SIGNER_RATE_LIMIT (0: unlimited) for a signer that behaves like KMS,
+ * a time), LOCAL_WORKER_INSTANCES (with LOCAL_INSTANCES: instances of the workers' own; 0, the default, shares
+ * them), SIGNER_LATENCY_MS (0) and SIGNER_RATE_LIMIT (0: unlimited) for a signer that behaves like KMS,
  * LOCAL_DYNAMO_METRICS (false; true counts DynamoDB reads into GET /__local/metrics, for bench/reads),
  * LOCAL_STREAM_WORKERS (true; false stops polling the ledger table's stream, i.e. the tamper watch), and the
  * dependency budgets of shared/runtime/config.ts (DEPENDENCY_TIMEOUT_MS and the rest, issue 32). Its DynamoDB Local
@@ -72,11 +73,8 @@ const originOf = requestOrigin({
   allowedHosts: parseAllowedHosts(optionalEnv('ALLOWED_HOSTS', '')),
 });
 const instanceCount = intEnv(ENV.localInstances, 0);
-// The workers' own instances (LOCAL_WORKER_INSTANCES): in AWS a worker function never takes a route's environment.
-const workerInstanceCount = Math.max(
-  1,
-  intEnv(ENV.localWorkerInstances, Math.max(2, Math.ceil(instanceCount / 2))),
-);
+// Instances of the workers' own (LOCAL_WORKER_INSTANCES; 0: they share the routes'), as in AWS.
+const workerInstanceCount = Math.max(0, intEnv(ENV.localWorkerInstances, 0));
 // One quota and one set of Sign counters for the whole stack, in shared memory every instance draws on.
 const signerQuota = SignerQuota.create(intEnv(ENV.signerRateLimit, 0));
 // LOCAL_DYNAMO_METRICS=true: DynamoDB reads counted across every instance (bench/reads), in /__local/metrics.
@@ -323,7 +321,7 @@ writeFileSync(paths.stackFile, JSON.stringify(info, null, 2));
 markReady();
 console.log(
   `Governance Ledger Service listening on ${baseUrl} (DATA_DIR=${dataDir}, ` +
-    `${instanceCount === 0 ? 'handlers in-process' : `${instanceCount} local instances, ${workerInstanceCount} for workers`})`,
+    `${instanceCount === 0 ? 'handlers in-process' : `${instanceCount} local instances${workerInstanceCount > 0 ? ` and ${workerInstanceCount} for workers` : ''}`})`,
 );
 console.log(`Web console: ${consoleUrls(baseUrl).home}`);
 

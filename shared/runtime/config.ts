@@ -82,7 +82,7 @@ export const ENV = {
   keyHistoryTtlMs: 'KEY_HISTORY_TTL_MS',
   /** Embedded stack: isolated Lambda-like instances running the handlers (0: all in the server's own thread). */
   localInstances: 'LOCAL_INSTANCES',
-  /** With LOCAL_INSTANCES: the instances that run the workers (queues, streams, schedules); default max(2, N/2). */
+  /** With LOCAL_INSTANCES: instances of the workers' own (queues, streams, schedules); 0 (default): shared. */
   localWorkerInstances: 'LOCAL_WORKER_INSTANCES',
   /** Embedded stack with instances: "true" freezes an instance between invocations, as Lambda does. */
   localFreezeBetweenInvocations: 'LOCAL_FREEZE_BETWEEN_INVOCATIONS',

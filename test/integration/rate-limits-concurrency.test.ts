@@ -1,4 +1,8 @@
+import { createLocalDeps } from '../../shared/runtime/local-deps.js';
+import { send } from '../../shared/store/dynamo.js';
+import { keys } from '../../shared/store/keys.js';
 import { startStack, stopStack, type RunningStack } from '../support/local-stack.js';
+import { until } from '../support/until.js';
 import { call, chainOf, expectSoundChain, incidentBody, onboardFirm } from '../support/stack-client.js';
 
 /**
@@ -10,6 +14,24 @@ import { call, chainOf, expectSoundChain, incidentBody, onboardFirm } from '../s
  */
 
 const SIGN_MS = 1500;
+
+/** Resolves once the firm's write bucket holds a slot whose lease has not run out (a request took it). */
+async function slotTaken(stack: RunningStack, firmId: string): Promise<void> {
+  const deps = createLocalDeps(stack);
+  await until(
+    'the request to take its write slot',
+    async () => {
+      const { Item } = await send(deps.db, 'Get', {
+        TableName: deps.tables.main,
+        Key: keys.writeBucket(firmId),
+        ConsistentRead: true,
+      });
+      const leases = Object.entries(Item ?? {}).filter(([name]) => /^slot\d+$/.test(name));
+      return leases.some(([, until]) => Number(until) > Date.now()) ? true : undefined;
+    },
+    { timeoutMs: 20_000, everyMs: 50 },
+  );
+}
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 function expectCapRefusal(response: { status: number; body: any; headers: Headers }) {
@@ -108,7 +130,9 @@ describe('a slot whose request died with the whole stack', () => {
     void call(first, 'POST', '/v1/incidents', { key: firm.key, body: incidentBody(1) }).catch(
       () => undefined,
     );
-    await pause(1000);
+    // Killed once the request holds its slot (then it waits 5 s for its Sign): on a loaded machine the request's
+    // cold start alone can take longer than any fixed pause.
+    await slotTaken(first, firm.firmId);
     process.kill(first.pid, 'SIGKILL');
     await new Promise<void>((exited) =>
       first.child.exitCode !== null ? exited() : first.child.once('exit', () => exited()),

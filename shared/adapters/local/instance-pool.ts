@@ -51,9 +51,12 @@ const ENTRY = new URL('./lambda-instance.ts', import.meta.url).href;
 
 /**
  * The embedded stack's Lambda-like concurrency: worker threads, each an isolated instance with its own module
- * state and connections (shared/adapters/local/lambda-instance.ts), LOCAL_INSTANCES of them for routes and
- * LOCAL_WORKER_INSTANCES for the workers (queue, stream and schedule invocations), as route and worker functions
- * scale apart in AWS. An invocation goes to a free instance of its kind; when all are busy it waits in its lane
+ * state and connections (shared/adapters/local/lambda-instance.ts): LOCAL_INSTANCES of them, which run every
+ * invocation, or (LOCAL_WORKER_INSTANCES > 0) which run the routes while that many more run the workers (queue,
+ * stream and schedule invocations), as route and worker functions scale apart in AWS: a worker waiting out its
+ * interval then never holds an instance a request could use (bench/log runs so). Apart costs every stack more
+ * threads to start (the test suite took ~130 s more on 2 cores), so it is not the default. An invocation goes to a
+ * free instance of its kind; when all are busy it waits in its lane
  * (invocation-lane.ts: its credential, or its worker function), and a freed instance goes to its kind's lanes in
  * turn (fair-queue.ts), so one caller's burst cannot queue everyone else's requests behind it: in AWS, Lambda would
  * scale out instead. Instances are numbered routes first (0 … LOCAL_INSTANCES − 1), then workers. An instance that
@@ -77,8 +80,7 @@ export class InstancePool {
     private readonly sink: QueueSink,
     options: { freeze?: boolean } = {},
   ) {
-    if (sizes.route < 1 || sizes.worker < 1)
-      throw new Error('An instance pool needs route and worker instances');
+    if (sizes.route < 1 || sizes.worker < 0) throw new Error('An instance pool needs route instances');
     this.size = sizes.route + sizes.worker;
     if (options.freeze) this.gate = new Int32Array(new SharedArrayBuffer(4 * this.size));
   }
@@ -88,9 +90,9 @@ export class InstancePool {
     await Promise.all(Array.from({ length: this.size }, (_, index) => this.spawn(index)));
   }
 
-  /** Runs `module`'s handler on the next free instance of `kind`. */
+  /** Runs `module`'s handler on the next free instance of `kind` (any instance when workers have none of their own). */
   async invoke(module: string, name: string, event: unknown, kind: InstanceKind): Promise<Invocation> {
-    const instance = await this.take(kind, invocationLane(name, event));
+    const instance = await this.take(this.sizes.worker === 0 ? 'route' : kind, invocationLane(name, event));
     const id = this.nextId++;
     const started = Date.now();
     try {
