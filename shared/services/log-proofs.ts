@@ -50,7 +50,7 @@ export async function recordProof(
   // The record and (by default) the latest checkpoint are read together: usually it covers the record already.
   const [record, latest] = await Promise.all([
     getRecordById(deps, firmId, recordId),
-    treeSize === undefined ? readLatestCheckpoint(deps, firmId).then((read) => ({ read })) : undefined,
+    treeSize === undefined ? readLatestCheckpoint(deps, firmId).then((read) => read ?? null) : undefined,
   ]);
   if (!record) throw new NotFoundError('Ledger record not found');
   const index = record.sequenceNumber - 1;
@@ -86,33 +86,26 @@ export async function recordProof(
 /**
  * The latest checkpoint once its size is at least `size`, polling for a bounded time; else 409 with Retry-After
  * (without it when checkpoints are off, CHECKPOINT_INTERVAL_MS = 0: no wait would help). `known`: the latest
- * checkpoint as the caller just read it, which stands for the first read.
+ * checkpoint as the caller just read it (null: it read none), which stands for the first read.
  */
 export async function checkpointCovering(
   deps: Deps,
   firmId: string,
   size: number,
-  known?: { read: StoredCheckpoint | undefined },
+  known?: StoredCheckpoint | null,
 ): Promise<StoredCheckpoint> {
-  let first = known;
-  const readLatest = async () => {
-    const latest = first ? first.read : await readLatestCheckpoint(deps, firmId);
-    first = undefined;
-    return latest;
-  };
   const interval = checkpointIntervalMs();
+  const deadline = Date.now() + Math.min(WAIT_INTERVALS * interval, MAX_WAIT_MS);
+  const pause = Math.min(250, Math.max(20, Math.floor(interval / 4)));
+  let latest = known === undefined ? await readLatestCheckpoint(deps, firmId) : (known ?? undefined);
   if (interval === 0) {
-    const latest = await readLatest();
     if (latest && latest.size >= size) return latest;
     // Nothing will change by itself: a 409 without Retry-After.
     throw new ConflictError(
       'No checkpoint covers this record, and checkpoints are off on this deployment (CHECKPOINT_INTERVAL_MS=0)',
     );
   }
-  const deadline = Date.now() + Math.min(WAIT_INTERVALS * interval, MAX_WAIT_MS);
-  const pause = Math.min(250, Math.max(20, Math.floor(interval / 4)));
   for (;;) {
-    const latest = await readLatest();
     if (latest && latest.size >= size) return latest;
     if (Date.now() + pause > deadline)
       throw new NotYetCheckpointedError(
@@ -120,6 +113,7 @@ export async function checkpointCovering(
         Math.max(1, Math.ceil(interval / 1000)),
       );
     await new Promise((resolve) => setTimeout(resolve, pause));
+    latest = await readLatestCheckpoint(deps, firmId);
   }
 }
 

@@ -13,11 +13,6 @@ import {
 } from './instance-messages.js';
 
 /** Where an instance's queue sends go (the main thread's LocalQueue). */
-interface Waiter {
-  take: (instance: Instance) => void;
-  fail: (error: Error) => void;
-}
-
 export type QueueSink = (queue: QueueName, message: unknown, delaySeconds: number) => Promise<void>;
 
 export interface Invocation {
@@ -34,6 +29,12 @@ export interface Invocation {
  * environment a request could have used, nor the reverse.
  */
 export type InstanceKind = 'route' | 'worker';
+
+/** An invocation waiting for a free instance of its kind. */
+interface Waiter {
+  take: (instance: Instance) => void;
+  fail: (error: Error) => void;
+}
 
 interface Instance {
   index: number;
@@ -55,10 +56,10 @@ const ENTRY = new URL('./lambda-instance.ts', import.meta.url).href;
  * invocation, or (LOCAL_WORKER_INSTANCES > 0) which run the routes while that many more run the workers (queue,
  * stream and schedule invocations), as route and worker functions scale apart in AWS: a worker waiting out its
  * interval then never holds an instance a request could use (bench/log runs so; opt-in for now, see
- * docs/architecture.md §2). An invocation goes to a free instance of its kind; when all are busy it waits in its lane
- * (invocation-lane.ts: its credential, or its worker function), and a freed instance goes to its kind's lanes in
- * turn (fair-queue.ts), so one caller's burst cannot queue everyone else's requests behind it: in AWS, Lambda would
- * scale out instead. Instances are numbered routes first (0 … LOCAL_INSTANCES − 1), then workers. An instance that
+ * docs/architecture.md §2). An invocation goes to a free instance of its kind; when all are busy it waits in its
+ * lane (invocation-lane.ts: its credential, or its worker function), and a freed instance goes to its kind's lanes
+ * in turn (fair-queue.ts), so one caller's burst cannot queue everyone else's requests behind it: in AWS, Lambda
+ * would scale out instead. Instances are numbered routes first (0 … LOCAL_INSTANCES − 1), then workers. An instance that
  * dies fails its invocation and is replaced, as Lambda replaces a crashed execution environment.
  */
 export class InstancePool {
@@ -89,7 +90,7 @@ export class InstancePool {
     await Promise.all(Array.from({ length: this.size }, (_, index) => this.spawn(index)));
   }
 
-  /** Runs `module`'s handler on the next free instance of `kind` (any instance when workers have none of their own). */
+  /** Runs `module`'s handler on the next free instance of `kind` (of any, when workers have none of their own). */
   async invoke(module: string, name: string, event: unknown, kind: InstanceKind): Promise<Invocation> {
     const instance = await this.take(this.sizes.worker === 0 ? 'route' : kind, invocationLane(name, event));
     const id = this.nextId++;
