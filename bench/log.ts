@@ -27,8 +27,8 @@
  *
  * Environment: BENCH_APPENDS (400 per round and side), BENCH_ROUNDS (3 pairs of rounds), BENCH_WRITERS (32),
  * BENCH_INSTANCES (8), BENCH_WORKER_INSTANCES (4: LOCAL_WORKER_INSTANCES), BENCH_SIGNER_LATENCY_MS (15), BENCH_SIGNER_RATE_LIMIT (300: does not bind),
- * BENCH_CHECKPOINT_INTERVAL_MS (1000), BENCH_WITNESSES (2), BENCH_WARMUP (200 appends per stack, at BENCH_WRITERS),
- * BENCH_POLL_MS (50), BENCH_LARGE_RECORDS (100000), BENCH_SMALL_RECORDS (1000), BENCH_PROOFS (200 per kind and
+ * BENCH_CHECKPOINT_INTERVAL_MS (1000), BENCH_WITNESSES (2), BENCH_WARMUP (600 appends per stack, at BENCH_WRITERS),
+ * BENCH_POLL_MS (50), BENCH_SETTLE_MS (3000: the pause before each round), BENCH_LARGE_RECORDS (100000), BENCH_SMALL_RECORDS (1000), BENCH_PROOFS (200 per kind and
  * size), BENCH_LOG_REPAIR_INTERVAL_SECONDS (5), BENCH_KEEP_DATA (false: the seeded data directory is removed).
  */
 import { execFileSync } from 'node:child_process';
@@ -42,7 +42,7 @@ import { queryRecordRange, readHead } from '../shared/store/ledger-store.js';
 import { readLogTree } from '../shared/store/log-store.js';
 import { ledgerctl, localMetrics } from '../test/support/local-stack.js';
 import { incidentBody, postIncidentForId } from './lib/incident-requests.js';
-import { cpuSeconds, percentile, runLoops } from './lib/measure.js';
+import { cpuSeconds, percentile, runLoops, treeCpuSeconds } from './lib/measure.js';
 import { createFirm, startStack, type EmbeddedStack, type OnboardedFirm } from './lib/stack.js';
 import { startWitness, type BenchWitness } from './lib/witness.js';
 
@@ -55,8 +55,9 @@ const SIGNER_LATENCY_MS = intEnv('BENCH_SIGNER_LATENCY_MS', 15);
 const SIGNER_RATE_LIMIT = intEnv('BENCH_SIGNER_RATE_LIMIT', 300);
 const INTERVAL_MS = intEnv('BENCH_CHECKPOINT_INTERVAL_MS', 1000);
 const WITNESSES = intEnv('BENCH_WITNESSES', 2);
-const WARMUP = intEnv('BENCH_WARMUP', 200);
+const WARMUP = intEnv('BENCH_WARMUP', 600);
 const POLL_MS = intEnv('BENCH_POLL_MS', 50);
+const SETTLE_MS = intEnv('BENCH_SETTLE_MS', 3_000);
 const LARGE = intEnv('BENCH_LARGE_RECORDS', 100_000);
 const SMALL = intEnv('BENCH_SMALL_RECORDS', 1_000);
 const PROOFS = intEnv('BENCH_PROOFS', 200);
@@ -80,6 +81,14 @@ const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
 const problems: string[] = [];
 const loads: number[] = [];
 
+/**
+ * Where the CPU goes during a round: each stack's node processes (its Lambda-like instances) and its DynamoDB
+ * Local apart, the witnesses, the bench itself. On 2 cores every process shares the same CPU, so a side's cost
+ * shows up as CPU the other processes did not get.
+ */
+const cpuProbes: { label: string; read: () => number }[] = [];
+const readCpu = () => cpuProbes.map((probe) => probe.read());
+
 function stackEnv(intervalMs: number): Record<string, string> {
   return {
     LOCAL_INSTANCES: String(INSTANCES),
@@ -89,6 +98,33 @@ function stackEnv(intervalMs: number): Record<string, string> {
     SIGNER_RATE_LIMIT: String(SIGNER_RATE_LIMIT),
     CHECKPOINT_INTERVAL_MS: String(intervalMs),
     LOG_REPAIR_INTERVAL_SECONDS: String(REPAIR_SECONDS),
+    // DynamoDB calls and worker invocations counted, per round (where the log's cost goes).
+    LOCAL_DYNAMO_METRICS: 'true',
+  };
+}
+
+interface StackCounts {
+  signCalls: number;
+  dynamoReadCalls: number;
+  dynamoWriteCalls: number;
+  workerInvocations: Record<string, number>;
+}
+
+async function stackCounts(stack: EmbeddedStack): Promise<StackCounts> {
+  return (await localMetrics(stack)) as unknown as StackCounts;
+}
+
+/** What a stack did during a round: its counters' growth. */
+function countsDuring(before: StackCounts, after: StackCounts): StackCounts {
+  const invocations: Record<string, number> = {};
+  for (const [name, n] of Object.entries(after.workerInvocations))
+    if (n - (before.workerInvocations[name] ?? 0) > 0)
+      invocations[name] = n - (before.workerInvocations[name] ?? 0);
+  return {
+    signCalls: after.signCalls - before.signCalls,
+    dynamoReadCalls: after.dynamoReadCalls - before.dynamoReadCalls,
+    dynamoWriteCalls: after.dynamoWriteCalls - before.dynamoWriteCalls,
+    workerInvocations: invocations,
   };
 }
 
@@ -155,20 +191,29 @@ interface Round {
   p99: number;
   statuses: Record<number, number>;
   signs: number;
+  /** The round's stack: its DynamoDB calls and worker invocations during the round. */
+  counts: StackCounts;
   load: number;
   /** incidentId → when its 201 arrived. */
   acknowledged: Map<string, number>;
+  /** CPU seconds each of cpuProbes used during the round. */
+  cpu: number[];
+  /** CPU seconds each of cpuProbes used in the settling pause before the round. */
+  pause?: number[];
 }
 
 async function appendRound(stack: EmbeddedStack, firm: OnboardedFirm, side: 'on' | 'off'): Promise<Round> {
   const statuses: Record<number, number> = {};
   const acknowledged = new Map<string, number>();
-  const signsBefore = (await localMetrics(stack)).signCalls;
+  const countsBefore = await stackCounts(stack);
+  const cpuBefore = readCpu();
   const run = await runLoops(APPENDS, WRITERS, async (index) => {
     const { status, incidentId } = await postIncidentForId(stack.baseUrl, firm.apiKey, incidentBody(index));
     statuses[status] = (statuses[status] ?? 0) + 1;
     if (incidentId) acknowledged.set(incidentId, performance.now());
   });
+  const cpuAfter = readCpu();
+  const counts = countsDuring(countsBefore, await stackCounts(stack));
   const committed = statuses[201] ?? 0;
   const load = loadavg()[0]!;
   loads.push(load);
@@ -179,9 +224,11 @@ async function appendRound(stack: EmbeddedStack, firm: OnboardedFirm, side: 'on'
     p50: percentile(run.latencies, 0.5),
     p99: percentile(run.latencies, 0.99),
     statuses,
-    signs: (await localMetrics(stack)).signCalls - signsBefore,
+    signs: counts.signCalls,
+    counts,
     load,
     acknowledged,
+    cpu: cpuAfter.map((after, i) => after - cpuBefore[i]!),
   };
 }
 
@@ -487,19 +534,44 @@ async function main(): Promise<number> {
       console.error(`Starting and registering ${WITNESSES} witnesses...`);
       witnesses = await registerWitnesses(on, onFirm);
     }
-    // At the rounds' own concurrency: warmed at 8 writers, the first round of either side ran 10–20 % slower.
+    // At the rounds' own concurrency: warmed at 8 writers, the first round of either side ran 10–20 % slower. After
+    // 200 appends, the first round (always ON) still used 30 % more CPU per append than ON's next one did (60 vs
+    // 46 ms: its own node and JVM, not the other stack), and ran 19 % slower: JIT warm-up, not the log's cost.
     console.error(`Warming up (${WARMUP} appends at ${WRITERS} writers on each stack)...`);
     await runLoops(WARMUP, WRITERS, (i) => postIncidentForId(on.baseUrl, onFirm.apiKey, incidentBody(i)));
     await runLoops(WARMUP, WRITERS, (i) => postIncidentForId(off!.baseUrl, offFirm.apiKey, incidentBody(i)));
 
+    const startedCpu = process.cpuUsage();
+    cpuProbes.push(
+      { label: 'ON stack (node)', read: () => treeCpuSeconds(on.pid, [on.dynamoPid]) },
+      { label: 'ON DynamoDB Local', read: () => cpuSeconds(on.dynamoPid) },
+      { label: 'OFF stack (node)', read: () => treeCpuSeconds(off!.pid, [off!.dynamoPid]) },
+      { label: 'OFF DynamoDB Local', read: () => cpuSeconds(off!.dynamoPid) },
+      { label: 'witnesses', read: () => witnesses.reduce((sum, w) => sum + treeCpuSeconds(w.pid), 0) },
+      {
+        label: 'bench',
+        read: () => {
+          const used = process.cpuUsage(startedCpu);
+          return (used.user + used.system) / 1e6;
+        },
+      },
+    );
     const onPoll = pollCheckpoints(on, await auditorKey(on, onFirm));
     const offPoll = pollCheckpoints(off, await auditorKey(off, offFirm));
     const rounds: Round[] = [];
     for (let r = 0; r < ROUNDS; r++) {
       const order: ('on' | 'off')[] = r % 2 === 0 ? ['on', 'off'] : ['off', 'on'];
       for (const side of order) {
+        // Each round starts once the last one's work after its answers (copies, webhooks, a checkpoint and its
+        // cosignatures) is done: it belongs to the last round's side, and would be charged to this round's.
+        const pauseStart = readCpu();
+        await sleep(SETTLE_MS);
+        const pause = readCpu().map((after, i) => after - pauseStart[i]!);
         console.error(`Round ${r + 1}, checkpoints ${side}: ${APPENDS} appends at ${WRITERS} writers...`);
-        rounds.push(await appendRound(side === 'on' ? on : off, side === 'on' ? onFirm : offFirm, side));
+        rounds.push({
+          ...(await appendRound(side === 'on' ? on : off, side === 'on' ? onFirm : offFirm, side)),
+          pause,
+        });
         const last = rounds.at(-1)!;
         console.error(
           `  ${fixed(last.appendsPerSecond)} appends/s, p99 ${fixed(last.p99)} ms, ${statusText(last.statuses)}`,
@@ -607,6 +679,28 @@ async function main(): Promise<number> {
       ...rounds.map(
         (r, i) =>
           `| ${Math.floor(i / 2) + 1} | ${r.side} | ${r.committed} | ${fixed(r.appendsPerSecond)} | ${fixed(r.p50)} | ${fixed(r.p99)} | ${r.signs} | ${fixed(r.load, 1)} | ${statusText(r.statuses)} |`,
+      ),
+      '',
+      `CPU seconds per process in each round, and (in brackets) in the ${SETTLE_MS / 1000} s pause before it:`,
+      '',
+      `| Round | Checkpoints | Appends/s | ${cpuProbes.map((p) => p.label).join(' | ')} | CPU ms per append, all |`,
+      `|---|---|---:|${cpuProbes.map(() => '---:').join('|')}|---:|`,
+      ...rounds.map(
+        (r, i) =>
+          `| ${Math.floor(i / 2) + 1} | ${r.side} | ${fixed(r.appendsPerSecond)} | ${r.cpu.map((c, p) => `${fixed(c)} (${fixed(r.pause?.[p] ?? Number.NaN)})`).join(' | ')} | ${fixed((r.cpu.reduce((a, b) => a + b, 0) * 1000) / r.committed)} |`,
+      ),
+      '',
+      "DynamoDB calls and worker invocations of the round's stack during the round, per append:",
+      '',
+      '| Round | Checkpoints | DynamoDB reads per append | writes per append | Worker invocations (all in the round) |',
+      '|---|---|---:|---:|---|',
+      ...rounds.map(
+        (r, i) =>
+          `| ${Math.floor(i / 2) + 1} | ${r.side} | ${fixed(r.counts.dynamoReadCalls / r.committed, 2)} | ${fixed(r.counts.dynamoWriteCalls / r.committed, 2)} | ${Object.entries(
+            r.counts.workerInvocations,
+          )
+            .map(([name, n]) => `${name} ${n}`)
+            .join(', ')} |`,
       ),
       '',
       `Commit → checkpoint (ON rounds, ${cover.toCheckpoint.length} appends): first log-signed checkpoint covering the record p50 ` +

@@ -80,6 +80,8 @@ const signerQuota = SignerQuota.create(intEnv(ENV.signerRateLimit, 0));
 // LOCAL_DYNAMO_METRICS=true: DynamoDB reads counted across every instance (bench/reads), in /__local/metrics.
 const dynamoMeter =
   optionalEnv('LOCAL_DYNAMO_METRICS', 'false') === 'true' ? DynamoMeter.create() : undefined;
+// Worker invocations by worker name (a fixed set: shared/workers/table.ts), in /__local/metrics (bench/log).
+const workerInvocations: Record<string, number> = {};
 // The fault switch (POST /__local/faults): one for the whole stack, in shared memory every instance reads.
 const faults = FaultSwitch.create();
 const paths = localPaths(dataDir);
@@ -139,6 +141,7 @@ const server = createApiServer({
           ...signerQuota.counts(),
           ...dynamoMeter?.counts(),
           dynamoRestarts: dynamo.restarts(),
+          workerInvocations,
         }),
       );
       return true;
@@ -270,6 +273,12 @@ if (instanceCount === 0) {
   invoke = (module, name, event, kind) => instancePool.invoke(module, name, event, kind);
 }
 
+/** Runs a worker on an event, counted in workerInvocations. */
+const invokeWorker = (worker: (typeof WORKERS)[number], event: unknown) => {
+  workerInvocations[worker.name] = (workerInvocations[worker.name] ?? 0) + 1;
+  return invoke(worker.handler, worker.name, event, 'worker');
+};
+
 const timers: NodeJS.Timeout[] = [];
 // LOCAL_STREAM_WORKERS=false leaves the stream workers (the tamper watch) off: for a stack whose users change
 // ledger rows by hand on purpose (the shared integration stack's verification and restore tests).
@@ -281,8 +290,7 @@ for (const worker of WORKERS) {
   if (trigger.kind === 'queue') {
     queue.register(
       trigger.queue,
-      async (event) =>
-        (await invoke(worker.handler, worker.name, event, 'worker')).value as SQSBatchResponse | void,
+      async (event) => (await invokeWorker(worker, event)).value as SQSBatchResponse | void,
     );
   } else if (trigger.kind === 'stream') {
     if (!streamWorkers) continue;
@@ -295,20 +303,14 @@ for (const worker of WORKERS) {
       batchSize: trigger.batchSize,
       retryAttempts: trigger.retryAttempts,
       checkpointFile: resolve(dataDir, `stream-${worker.name}.json`),
-      deliver: async (event) =>
-        (await invoke(worker.handler, worker.name, event, 'worker')).value as DynamoDBBatchResponse | void,
+      deliver: async (event) => (await invokeWorker(worker, event)).value as DynamoDBBatchResponse | void,
     });
     poller.start();
     pollers.push(poller);
   } else {
     const run = () =>
-      invoke(
-        worker.handler,
-        worker.name,
-        { source: 'local.timer', 'detail-type': 'Scheduled Event' },
-        'worker',
-      ).catch((error: unknown) =>
-        logger.error(`Scheduled worker ${worker.name} failed`, { error: error as Error }),
+      invokeWorker(worker, { source: 'local.timer', 'detail-type': 'Scheduled Event' }).catch(
+        (error: unknown) => logger.error(`Scheduled worker ${worker.name} failed`, { error: error as Error }),
       );
     const seconds = intEnv(trigger.localIntervalEnv, trigger.everyMinutes * 60);
     timers.push(setInterval(run, Math.max(1, seconds) * 1000));

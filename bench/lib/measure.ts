@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 
 /** Clock ticks per second of /proc/<pid>/stat's CPU times. */
@@ -12,6 +12,46 @@ export function cpuSeconds(pid: number | undefined): number {
   // Fields after the command name (which may contain spaces) start at field 3; utime..cstime are 14..17.
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return fields.slice(11, 15).reduce((total, ticks) => total + Number(ticks), 0) / CLOCK_TICKS;
+}
+
+/** The parent pid of every live process (from /proc). */
+function parents(): Map<number, number> {
+  const byPid = new Map<number, number>();
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+      byPid.set(Number(name), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
+    } catch {
+      // The process ended meanwhile.
+    }
+  }
+  return byPid;
+}
+
+/**
+ * CPU seconds a process and its live descendants have used so far, leaving out the subtrees of `exclude` (e.g. a
+ * stack's DynamoDB Local, counted apart). `tsx script.ts` runs the script in a child node process, whose time its
+ * parent's stat shows only once it has exited: so a tree, not a pid.
+ */
+export function treeCpuSeconds(pid: number | undefined, exclude: (number | undefined)[] = []): number {
+  if (!pid) return Number.NaN;
+  const byPid = parents();
+  const children = new Map<number, number[]>();
+  for (const [child, parent] of byPid) children.set(parent, [...(children.get(parent) ?? []), child]);
+  let total = 0;
+  const pending = [pid];
+  while (pending.length > 0) {
+    const next = pending.pop()!;
+    if (exclude.includes(next)) continue;
+    try {
+      total += cpuSeconds(next);
+    } catch {
+      continue;
+    }
+    pending.push(...(children.get(next) ?? []));
+  }
+  return total;
 }
 
 /** Runs `count` operations from `concurrency` loops; returns wall time and each operation's latency. */

@@ -1,21 +1,25 @@
 import type { DocumentDb } from '../../store/dynamo.js';
 
 /**
- * The embedded stack's DynamoDB read meter (LOCAL_DYNAMO_METRICS=true; bench/reads): how many read calls the
+ * The embedded stack's DynamoDB meter (LOCAL_DYNAMO_METRICS=true; bench/reads, bench/log): how many read calls the
  * stack's handlers and workers made and how many items DynamoDB read for them (ScannedCount of a Query or
  * Scan, which counts the items a FilterExpression drops; 1 for a GetItem that found its item; the items of a
- * BatchGet or TransactGet), across every instance: the counters live in shared memory, like the Sign
- * counters (signer-quota.ts). Read through GET /__local/metrics.
+ * BatchGet or TransactGet), and how many write calls they made (a refused condition included), across every
+ * instance: the counters live in shared memory, like the Sign counters (signer-quota.ts). Read through
+ * GET /__local/metrics.
  */
 const CALLS = 0;
 const ITEMS = 1;
-const SLOTS = 2;
+const WRITES = 2;
+const SLOTS = 3;
 
-export interface DynamoReadCounts {
+export interface DynamoCounts {
   /** Read calls (GetItem, Query, Scan, BatchGetItem, TransactGetItems). */
   dynamoReadCalls: number;
   /** Items DynamoDB read for them (ScannedCount summed). */
   dynamoItemsRead: number;
+  /** Write calls (PutItem, UpdateItem, DeleteItem, BatchWriteItem, TransactWriteItems), answered or refused. */
+  dynamoWriteCalls: number;
 }
 
 const READS = new Set([
@@ -28,6 +32,22 @@ const READS = new Set([
   'TransactGet',
   'TransactGetItems',
 ]);
+
+const WRITE_NAMES = new Set([
+  'Put',
+  'PutItem',
+  'Update',
+  'UpdateItem',
+  'Delete',
+  'DeleteItem',
+  'BatchWrite',
+  'BatchWriteItem',
+  'TransactWrite',
+  'TransactWriteItems',
+]);
+
+const commandName = (command: unknown) =>
+  (command as { constructor?: { name?: string } }).constructor?.name?.replace(/Command$/, '');
 
 export class DynamoMeter {
   private readonly cells: BigInt64Array;
@@ -45,19 +65,26 @@ export class DynamoMeter {
     return new DynamoMeter(buffer);
   }
 
+  /** Counts one write command as it is sent (whatever its answer), if the command writes. */
+  countWrite(command: unknown): void {
+    const name = commandName(command);
+    if (name && WRITE_NAMES.has(name)) Atomics.add(this.cells, WRITES, 1n);
+  }
+
   /** Counts one command's answer, if the command reads. */
   count(command: unknown, output: unknown): void {
-    const name = (command as { constructor?: { name?: string } }).constructor?.name?.replace(/Command$/, '');
+    const name = commandName(command);
     if (!name || !READS.has(name)) return;
     Atomics.add(this.cells, CALLS, 1n);
     const items = itemsRead(output as Record<string, unknown>);
     if (items > 0) Atomics.add(this.cells, ITEMS, BigInt(items));
   }
 
-  counts(): DynamoReadCounts {
+  counts(): DynamoCounts {
     return {
       dynamoReadCalls: Number(Atomics.load(this.cells, CALLS)),
       dynamoItemsRead: Number(Atomics.load(this.cells, ITEMS)),
+      dynamoWriteCalls: Number(Atomics.load(this.cells, WRITES)),
     };
   }
 }
@@ -73,9 +100,10 @@ function itemsRead(output: Record<string, unknown> | undefined): number {
   return 0;
 }
 
-/** A document client whose read answers are counted by `meter`. */
+/** A document client whose reads (their answers) and writes (their calls) are counted by `meter`. */
 export function meteredDb(db: DocumentDb, meter: DynamoMeter): DocumentDb {
   const send = async (command: Parameters<DocumentDb['send']>[0]) => {
+    meter.countWrite(command);
     const output: unknown = await db.send(command);
     meter.count(command, output);
     return output;

@@ -5,6 +5,8 @@ import {
   PutCommand,
   QueryCommand,
   TransactGetCommand,
+  TransactWriteCommand,
+  UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { DynamoMeter, meteredDb } from '../../../shared/adapters/local/dynamo-meter.js';
 import type { DocumentDb } from '../../../shared/store/dynamo.js';
@@ -27,7 +29,7 @@ describe('DynamoMeter (LOCAL_DYNAMO_METRICS)', () => {
         { Items: [], ScannedCount: 7 },
         { Responses: { main: [{}, {}], ledger: [{}] } },
         { Responses: [{ Item: {} }, {}, { Item: {} }] },
-        {}, // a write: not counted
+        {}, // a write: counted as a write call, not a read
       ]),
       meter,
     );
@@ -41,7 +43,28 @@ describe('DynamoMeter (LOCAL_DYNAMO_METRICS)', () => {
     await db.send(new BatchGetCommand({ RequestItems: {} }));
     await db.send(new TransactGetCommand({ TransactItems: [] }));
     await db.send(new PutCommand({ TableName: 't', Item: { pk: 'a' } }));
-    expect(meter.counts()).toEqual({ dynamoReadCalls: 8, dynamoItemsRead: 40 + 0 + 1 + 0 + 1 + 7 + 3 + 2 });
+    expect(meter.counts()).toEqual({
+      dynamoReadCalls: 8,
+      dynamoItemsRead: 40 + 0 + 1 + 0 + 1 + 7 + 3 + 2,
+      dynamoWriteCalls: 1,
+    });
+  });
+
+  it('counts a write call whatever its answer, a refused condition included', async () => {
+    const meter = DynamoMeter.create();
+    const refusing: DocumentDb = {
+      send: (async () => {
+        throw Object.assign(new Error('The conditional request failed'), {
+          name: 'ConditionalCheckFailedException',
+        });
+      }) as unknown as DocumentDb['send'],
+    };
+    const db = meteredDb(refusing, meter);
+    await expect(
+      db.send(new UpdateCommand({ TableName: 't', Key: { pk: 'a' }, UpdateExpression: 'SET a = :a' })),
+    ).rejects.toThrow('conditional');
+    await expect(db.send(new TransactWriteCommand({ TransactItems: [] }))).rejects.toThrow();
+    expect(meter.counts()).toEqual({ dynamoReadCalls: 0, dynamoItemsRead: 0, dynamoWriteCalls: 2 });
   });
 
   it('shares its counters with every thread that attaches to its buffer', async () => {
@@ -50,6 +73,6 @@ describe('DynamoMeter (LOCAL_DYNAMO_METRICS)', () => {
     await meteredDb(fakeDb([{ ScannedCount: 5 }]), other).send(
       new QueryCommand({ TableName: 't', KeyConditionExpression: 'pk = :pk' }),
     );
-    expect(meter.counts()).toEqual({ dynamoReadCalls: 1, dynamoItemsRead: 5 });
+    expect(meter.counts()).toEqual({ dynamoReadCalls: 1, dynamoItemsRead: 5, dynamoWriteCalls: 0 });
   });
 });
