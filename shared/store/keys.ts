@@ -105,7 +105,9 @@ export const keys = {
   /**
    * The firm's verifiable log (issue 31; shared/store/log-store.ts): hash tiles `LOGTILE#<level 2>#<index 12>`,
    * the integrated tree `LOGTREE`, checkpoints `CHECKPOINT#<size 12>` and the latest `LOGCHECKPOINT`, witness
-   * cosignatures `COSIG#<size 12>#<witness key id>`, and `LOGLEASE`, who integrates and signs the firm's log.
+   * cosignatures `COSIG#<size 12>#<witness key id>` and, beside the latest checkpoint, each witness's latest
+   * `LOGCHECKPOINT#COSIG#<witness key id>` (one Query serves the cosigned checkpoint), and `LOGLEASE`, who
+   * integrates and signs the firm's log.
    */
   logTile: (firmId: string, level: number, index: number) => ({
     pk: `FIRM#${firmId}`,
@@ -120,6 +122,10 @@ export const keys = {
   cosignature: (firmId: string, size: number, witnessKeyId: string) => ({
     pk: `FIRM#${firmId}`,
     sk: `COSIG#${padSequence(size)}#${witnessKeyId}`,
+  }),
+  latestCosignature: (firmId: string, witnessKeyId: string) => ({
+    pk: `FIRM#${firmId}`,
+    sk: `LOGCHECKPOINT#COSIG#${witnessKeyId}`,
   }),
   logLease: (firmId: string) => ({ pk: `FIRM#${firmId}`, sk: 'LOGLEASE' }),
   /**
@@ -164,4 +170,6 @@ export const SK_PREFIX = {
   witnessState: 'WITNESSSTATE#',
   webhookDelivery: (webhookId: string) => `WHDELIVERY#${webhookId}#`,
   cosignature: (size: number) => `COSIG#${padSequence(size)}#`,
+  /** LOGCHECKPOINT and the witnesses' latest cosignatures beside it. */
+  latestCheckpoint: 'LOGCHECKPOINT',
 } as const;

@@ -218,7 +218,8 @@ export async function putCheckpoint(deps: Deps, firmId: string, cp: StoredCheckp
     {
       Put: {
         TableName: deps.tables.ledger,
-        Item: { ...keys.latestCheckpoint(firmId), ...attributes },
+        // Its cosignatures are kept beside it (readLatestCosigned); a checkpoint stored before that lacks the flag.
+        Item: { ...keys.latestCheckpoint(firmId), ...attributes, cosignaturesBeside: true },
         ConditionExpression: 'attribute_not_exists(pk) OR #size < :size',
         ExpressionAttributeNames: { '#size': 'size' },
         ExpressionAttributeValues: { ':size': cp.size },
@@ -231,6 +232,34 @@ export async function putCheckpoint(deps: Deps, firmId: string, cp: StoredCheckp
     if (outcome.status === 'condition-failed') return false;
     if (attempt >= 5) throw new Error(`Storing checkpoint ${cp.size} of firm ${firmId} kept conflicting`);
   }
+}
+
+/**
+ * The latest checkpoint with the cosignatures gathered for its size, in one Query of the key range LOGCHECKPOINT
+ * starts: the checkpoint and each witness's latest cosignature beside it (`LOGCHECKPOINT#COSIG#<key id>`, one item
+ * per witness, putCosignature), those of its size kept. `cosignatures` is undefined for a checkpoint stored before
+ * they were kept beside it (no `cosignaturesBeside`): readCosignatures by size then. Undefined before the first.
+ */
+export async function readLatestCosigned(
+  deps: Deps,
+  firmId: string,
+): Promise<{ checkpoint: StoredCheckpoint; cosignatures: StoredCosignature[] | undefined } | undefined> {
+  const items = await queryAll(deps.db, {
+    TableName: deps.tables.ledger,
+    KeyConditionExpression: `pk = :pk AND ${skPrefixCondition(':prefix')}`,
+    ExpressionAttributeValues: {
+      ':pk': keys.firmPk(firmId),
+      ...skPrefixValues(':prefix', SK_PREFIX.latestCheckpoint),
+    },
+    ConsistentRead: true,
+  });
+  const head = items.find((item) => item.sk === keys.latestCheckpoint(firmId).sk);
+  const checkpoint = checkpointOf(head);
+  if (!checkpoint) return undefined;
+  const cosignatures = head!.cosignaturesBeside
+    ? items.filter((item) => item !== head && item.size === checkpoint.size).map(cosignatureOf)
+    : undefined;
+  return { checkpoint, cosignatures };
 }
 
 /** The witness cosignatures gathered for the checkpoint of `size`, by witness key ID. */
@@ -249,34 +278,62 @@ export async function readCosignatures(
     },
     ConsistentRead: true,
   });
-  return items.map((item) => ({
+  return items.map(cosignatureOf);
+}
+
+function cosignatureOf(item: Record<string, unknown>): StoredCosignature {
+  return {
     size: item.size as number,
     witnessKeyId: item.witnessKeyId as string,
     line: item.line as string,
     witnessName: item.witnessName as string,
     cosignedAt: item.cosignedAt as string,
-  }));
+  };
 }
 
-/** Keeps a witness's cosignature of a size; the first one stored per (size, witness) stays. */
+/**
+ * Keeps a witness's cosignature of a size, twice in one transaction: `COSIG#<size>#<key id>` (the first stored per
+ * size and witness stays), and the witness's latest beside LOGCHECKPOINT (replacing a smaller size's), which
+ * readLatestCosigned serves with the checkpoint. Either write refused alone (the cosignature kept already; a
+ * larger size's beside it) leaves the other to be written by itself, so a retry repairs a half-kept one.
+ */
 export async function putCosignature(deps: Deps, firmId: string, c: StoredCosignature): Promise<void> {
   if (!/^[0-9a-f]{8}$/.test(c.witnessKeyId)) throw new Error(`Not a witness key ID: ${c.witnessKeyId}`);
-  await writeConditionally(deps, [
+  const attributes = {
+    size: c.size,
+    witnessKeyId: c.witnessKeyId,
+    line: c.line,
+    witnessName: c.witnessName,
+    cosignedAt: c.cosignedAt,
+  };
+  let items: TransactItem[] = [
     {
       Put: {
         TableName: deps.tables.ledger,
-        Item: {
-          ...keys.cosignature(firmId, c.size, c.witnessKeyId),
-          size: c.size,
-          witnessKeyId: c.witnessKeyId,
-          line: c.line,
-          witnessName: c.witnessName,
-          cosignedAt: c.cosignedAt,
-        },
+        Item: { ...keys.cosignature(firmId, c.size, c.witnessKeyId), ...attributes },
         ConditionExpression: 'attribute_not_exists(pk)',
       },
     },
-  ]);
+    {
+      Put: {
+        TableName: deps.tables.ledger,
+        Item: { ...keys.latestCosignature(firmId, c.witnessKeyId), ...attributes },
+        ConditionExpression: 'attribute_not_exists(pk) OR #size < :size',
+        ExpressionAttributeNames: { '#size': 'size' },
+        ExpressionAttributeValues: { ':size': c.size },
+      },
+    },
+  ];
+  for (let attempt = 1; items.length > 0; attempt++) {
+    const outcome = await writeConditionally(deps, items);
+    if (outcome.status === 'committed') return;
+    if (outcome.status === 'condition-failed' && outcome.failedItems.length > 0) {
+      items = items.filter((_, index) => !outcome.failedItems.includes(index));
+      continue;
+    }
+    if (attempt >= 5)
+      throw new Error(`Keeping the cosignature of ${c.witnessKeyId} for size ${c.size} kept conflicting`);
+  }
 }
 
 /**

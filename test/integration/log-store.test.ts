@@ -15,6 +15,7 @@ import {
   readCheckpointAt,
   readCosignatures,
   readLatestCheckpoint,
+  readLatestCosigned,
   readLogTiles,
   readLogTree,
 } from '../../shared/store/log-store.js';
@@ -133,6 +134,51 @@ describe('log store', () => {
     await putCosignature(deps, firmId, cosig('— witness.example BBB='));
     expect((await readCosignatures(deps, firmId, 4)).map((c) => c.line)).toEqual(['— witness.example AAA=']);
     expect(await readCosignatures(deps, firmId, 5)).toEqual([]);
+  });
+
+  it("serves the latest checkpoint with its own size's cosignatures in one read, and a checkpoint from before by size", async () => {
+    const firmId = newId('firm');
+    const cp = (size: number) => ({
+      size,
+      root: new Uint8Array(32),
+      note: `n${size}`,
+      signedAt: '2026-11-28T00:00:00Z',
+    });
+    const cosig = (size: number, witnessKeyId: string, line: string) => ({
+      size,
+      witnessKeyId,
+      line,
+      witnessName: 'witness.example',
+      cosignedAt: new Date().toISOString(),
+    });
+    expect(await readLatestCosigned(deps, firmId)).toBeUndefined();
+    await putCheckpoint(deps, firmId, cp(4));
+    expect(await readLatestCosigned(deps, firmId)).toMatchObject({
+      checkpoint: { size: 4 },
+      cosignatures: [],
+    });
+    await putCosignature(deps, firmId, cosig(4, '0a0a0a0a', '— w1 A4='));
+    await putCosignature(deps, firmId, cosig(4, '0b0b0b0b', '— w2 B4='));
+    await putCheckpoint(deps, firmId, cp(7));
+    // Witness 1 cosigns 7; witness 2 has not yet: its cosignature of 4 is not the latest checkpoint's.
+    await putCosignature(deps, firmId, cosig(7, '0a0a0a0a', '— w1 A7='));
+    // A late answer for an older size replaces nothing beside the checkpoint, yet is kept by size.
+    await putCosignature(deps, firmId, cosig(4, '0a0a0a0a', '— w1 A4 again='));
+    const latest = await readLatestCosigned(deps, firmId);
+    expect(latest?.checkpoint.note).toBe('n7');
+    expect(latest?.cosignatures?.map((c) => c.line)).toEqual(['— w1 A7=']);
+    expect((await readCosignatures(deps, firmId, 4)).map((c) => c.line)).toEqual(['— w1 A4=', '— w2 B4=']);
+    // A checkpoint stored before cosignatures were kept beside it says so: its cosignatures are read by size.
+    await deps.db.send(
+      new PutCommand({
+        TableName: deps.tables.ledger,
+        Item: { ...keys.latestCheckpoint(firmId), ...cp(9) },
+      }),
+    );
+    expect(await readLatestCosigned(deps, firmId)).toMatchObject({
+      checkpoint: { size: 9 },
+      cosignatures: undefined,
+    });
   });
 });
 
