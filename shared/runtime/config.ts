@@ -57,6 +57,10 @@ export const ENV = {
   dataDir: 'DATA_DIR',
   outboxGraceSeconds: 'OUTBOX_GRACE_SECONDS',
   verifyInlineMaxRecords: 'VERIFY_INLINE_MAX_RECORDS',
+  /** How long a verification run may go without progress before the verification sweep re-queues it (s, default 600). */
+  verifyStaleSeconds: 'VERIFY_STALE_SECONDS',
+  /** Embedded stack: seconds between runs of the verification sweep (default 60, like the AWS schedule). */
+  verifySweepIntervalSeconds: 'VERIFY_SWEEP_INTERVAL_SECONDS',
   /** "true" lets webhooks use http/https on loopback: the embedded stack's default, never set in AWS. */
   webhookAllowInsecureLoopback: 'WEBHOOK_ALLOW_INSECURE_LOOPBACK',
   webhookMaxAttempts: 'WEBHOOK_MAX_ATTEMPTS',

@@ -2,6 +2,7 @@ import type { LedgerRecord } from '../ledger/record.js';
 import type { Deps } from '../runtime/deps.js';
 import { writeConditionally } from './conditional-write.js';
 import { send } from './dynamo.js';
+import { verificationSweepEntry } from './integrity-store.js';
 import { keys, SK_PREFIX } from './keys.js';
 import {
   assessmentListAttributes,
@@ -13,12 +14,13 @@ import { recordIndexAttributes } from './record-index.js';
 
 /*
  * `ledgerctl backfill indexes` (issue 14, part 5): sets the list-index attributes (record indexes, firm lists)
- * on items written before those indexes existed. Idempotent (an item already carrying the right attributes is
- * not written; the attributes are the very ones the writers set: recordIndexAttributes and the list attribute
- * functions), resumable (a run stops after `maxItems` and returns the position to pass back), and safe beside
- * live traffic: each item is updated only if it still exists, with the attributes only (never the record's
- * fields, so no hash or signature changes). A job's status attribute is computed from the status it has when
- * read; a status change racing the backfill sets its own.
+ * on items written before those indexes existed, and the sweep-index entry of verification runs still running
+ * (issue 32). Idempotent (an item already carrying the right attributes is not written; the attributes are the
+ * very ones the writers set: recordIndexAttributes, the list attribute functions, verificationSweepEntry),
+ * resumable (a run stops after `maxItems` and returns the position to pass back), and safe beside live traffic:
+ * each item is updated only if it still exists, with the attributes only (never the record's fields, so no hash
+ * or signature changes). A job's status attribute is computed from the status it has when read; a status change
+ * racing the backfill sets its own (a run's entry likewise: the write is conditional on the status read).
  */
 
 type Table = 'ledger' | 'main';
@@ -58,7 +60,20 @@ export function indexAttributesOf(
   if (sk.startsWith(SK_PREFIX.certificate)) return attributes(certificateListAttributes(fields));
   if (sk.startsWith(SK_PREFIX.impactAssessment)) return attributes(assessmentListAttributes(fields));
   if (sk.startsWith(SK_PREFIX.reportLog)) return attributes(reportLogListAttributes(fields));
+  if (sk.startsWith(SK_PREFIX.verification)) return verificationSweepAttributes(item);
   return null;
+}
+
+/**
+ * A running verification run's sweep entry (integrity-store.ts): a run started before the entries existed gets
+ * one by its last progress, so the verification sweep finds it (one left RUNNING by a refused send, issue 32); an
+ * entry already there is kept as it is (a re-queue moves it past `updatedAt`). A finished run has none.
+ */
+function verificationSweepAttributes(item: Record<string, unknown>): Record<string, string> | null {
+  if (item.status !== 'RUNNING') return null;
+  if (typeof item.sweepKind === 'string' && typeof item.sweepDue === 'string')
+    return { sweepKind: item.sweepKind, sweepDue: item.sweepDue };
+  return verificationSweepEntry(String(item.firmId), String(item.id), String(item.updatedAt));
 }
 
 const TABLE_ORDER: readonly Table[] = ['ledger', 'main'];

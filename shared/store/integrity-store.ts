@@ -4,6 +4,7 @@ import { writeConditionally, writeNew, type TransactItem } from './conditional-w
 import { send, withoutKeys } from './dynamo.js';
 import { keys, padSequence, SK_PREFIX } from './keys.js';
 import { skPrefixCondition, skPrefixValues } from './sk-prefix.js';
+import { MAIN_JOB_SWEEP } from './tables.js';
 
 /** Broken records kept on a run; the count is exact, the list stops here (a wrecked chain is not a 400 KB item). */
 export const MAX_LISTED_BROKEN = 200;
@@ -31,7 +32,26 @@ export interface VerificationRun {
   ledgerRecordId: string | null;
   /** The full run started in the background alongside an incremental one. */
   backgroundVerificationId: string | null;
+  /** How often the verification sweep re-queued the run after it made no progress (absent: never). */
+  requeues?: number;
 }
+
+/**
+ * A running run's entry in the main table's sparse sweep index (`jobSweep`, shared/store/tables.ts), beside the
+ * review jobs' `SLA` and `COMPLETION` entries: `sweepKind` VERIFY, `sweepDue` `<updatedAt>#<firmId>#<runId>`. Put
+ * with the run, moved by every progress save, removed by the completion: the index holds exactly the runs still
+ * RUNNING, by their last progress, and the verification sweep (shared/services/integrity/verification-sweep.ts)
+ * reads only those without progress for a while. Storage detail, stripped on read.
+ */
+export const VERIFY_SWEEP_KIND = 'VERIFY';
+const SWEEP_ATTRIBUTES = ['sweepKind', 'sweepDue'] as const;
+
+export function verificationSweepEntry(firmId: string, runId: string, at: string) {
+  return { sweepKind: VERIFY_SWEEP_KIND, sweepDue: `${at}#${firmId}#${runId}` };
+}
+
+const fromItem = (item: Record<string, unknown>) =>
+  withoutKeys(item, SWEEP_ATTRIBUTES) as unknown as VerificationRun;
 
 export interface Checkpoint {
   sequenceNumber: number;
@@ -47,7 +67,11 @@ export async function putRun(deps: Deps, run: VerificationRun): Promise<void> {
       {
         Put: {
           TableName: deps.tables.main,
-          Item: { ...keys.verification(run.firmId, run.id), ...run },
+          Item: {
+            ...keys.verification(run.firmId, run.id),
+            ...run,
+            ...verificationSweepEntry(run.firmId, run.id, run.updatedAt),
+          },
           ConditionExpression: 'attribute_not_exists(pk)',
         },
       },
@@ -62,12 +86,13 @@ export async function getRun(deps: Deps, firmId: string, id: string): Promise<Ve
     Key: keys.verification(firmId, id),
     ConsistentRead: true,
   });
-  return Item ? (withoutKeys(Item) as VerificationRun) : null;
+  return Item ? fromItem(Item) : null;
 }
 
 /**
  * Saves a chunk's progress, conditional on the cursor the chunk started from: a duplicate delivery of the
- * same continuation loses this race and stops instead of counting records twice.
+ * same continuation loses this race and stops instead of counting records twice. The run's sweep entry moves
+ * with it (and is set on a run started before the entries existed).
  */
 export async function saveProgress(
   deps: Deps,
@@ -82,7 +107,8 @@ export async function saveProgress(
       Update: {
         TableName: deps.tables.main,
         Key: keys.verification(run.firmId, run.id),
-        UpdateExpression: 'SET #cursor = :cursor, brokenRecords = :broken, updatedAt = :at',
+        UpdateExpression:
+          'SET #cursor = :cursor, brokenRecords = :broken, updatedAt = :at, sweepKind = :kind, sweepDue = :due',
         ConditionExpression: '#status = :running AND #cursor.nextSequence = :expected',
         ExpressionAttributeNames: { '#cursor': 'cursor', '#status': 'status' },
         ExpressionAttributeValues: {
@@ -91,6 +117,8 @@ export async function saveProgress(
           ':at': at,
           ':running': 'RUNNING',
           ':expected': from.nextSequence,
+          ':kind': VERIFY_SWEEP_KIND,
+          ':due': verificationSweepEntry(run.firmId, run.id, at).sweepDue,
         },
       },
     },
@@ -98,7 +126,10 @@ export async function saveProgress(
   return outcome.status === 'committed';
 }
 
-/** The completion write, committed atomically with the CHAIN_VERIFIED record (and the checkpoint, if valid). */
+/**
+ * The completion write, committed atomically with the CHAIN_VERIFIED record (and the checkpoint, if valid); it
+ * takes the run out of the sweep index.
+ */
 export function completeRunItem(
   deps: Deps,
   run: VerificationRun,
@@ -111,7 +142,8 @@ export function completeRunItem(
       TableName: deps.tables.main,
       Key: keys.verification(run.firmId, run.id),
       UpdateExpression:
-        'SET #status = :completed, valid = :valid, completedAt = :at, updatedAt = :at, ledgerRecordId = :record',
+        'SET #status = :completed, valid = :valid, completedAt = :at, updatedAt = :at, ledgerRecordId = :record ' +
+        'REMOVE sweepKind, sweepDue',
       ConditionExpression: '#status = :running',
       ExpressionAttributeNames: { '#status': 'status' },
       ExpressionAttributeValues: {
@@ -163,7 +195,85 @@ export async function recentRuns(deps: Deps, firmId: string, limit: number): Pro
     ScanIndexForward: false,
     Limit: limit,
   });
-  return Items.map((item) => withoutKeys(item) as VerificationRun);
+  return Items.map(fromItem);
+}
+
+/**
+ * Runs whose sweep entry is older than `before` (no progress saved, nor a re-queue, since then), oldest first, at
+ * most `limit`: one Query of the sparse index's VERIFY partition, which holds only running runs.
+ */
+export async function staleRuns(
+  deps: Deps,
+  before: string,
+  limit: number,
+): Promise<{ firmId: string; id: string }[]> {
+  const found: { firmId: string; id: string }[] = [];
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await send(deps.db, 'Query', {
+      TableName: deps.tables.main,
+      IndexName: MAIN_JOB_SWEEP,
+      KeyConditionExpression: 'sweepKind = :kind AND sweepDue < :before',
+      ExpressionAttributeValues: { ':kind': VERIFY_SWEEP_KIND, ':before': before },
+      ProjectionExpression: 'firmId, id',
+      Limit: limit - found.length,
+      ExclusiveStartKey: startKey,
+    });
+    for (const item of page.Items ?? []) found.push({ firmId: item.firmId as string, id: item.id as string });
+    startKey = page.LastEvaluatedKey;
+  } while (startKey && found.length < limit);
+  return found;
+}
+
+/**
+ * Records that the sweep re-queued a run: its sweep entry moves to `at` (the next re-queue comes a stale period
+ * later, unless the run progresses) and `requeues` counts it. Conditional on the run being as the sweep read it
+ * (RUNNING, no progress since `updatedAt`); false when it moved on meanwhile, which needs nothing more.
+ */
+export async function markRequeued(
+  deps: Deps,
+  run: Pick<VerificationRun, 'firmId' | 'id' | 'updatedAt'>,
+  at: string,
+): Promise<boolean> {
+  const outcome = await writeConditionally(deps, [
+    {
+      Update: {
+        TableName: deps.tables.main,
+        Key: keys.verification(run.firmId, run.id),
+        UpdateExpression: 'SET sweepKind = :kind, sweepDue = :due ADD requeues :one',
+        ConditionExpression: '#status = :running AND updatedAt = :seen',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: {
+          ':kind': VERIFY_SWEEP_KIND,
+          ':due': verificationSweepEntry(run.firmId, run.id, at).sweepDue,
+          ':one': 1,
+          ':running': 'RUNNING',
+          ':seen': run.updatedAt,
+        },
+      },
+    },
+  ]);
+  return outcome.status === 'committed';
+}
+
+/**
+ * Takes a run that is no longer running out of the sweep index (an entry its completion did not remove: one set
+ * by `ledgerctl backfill indexes` racing the completion). Conditional on the run not running; false otherwise.
+ */
+export async function dropSweepEntry(deps: Deps, firmId: string, id: string): Promise<boolean> {
+  const outcome = await writeConditionally(deps, [
+    {
+      Update: {
+        TableName: deps.tables.main,
+        Key: keys.verification(firmId, id),
+        UpdateExpression: 'REMOVE sweepKind, sweepDue',
+        ConditionExpression: 'attribute_exists(pk) AND #status <> :running',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: { ':running': 'RUNNING' },
+      },
+    },
+  ]);
+  return outcome.status === 'committed';
 }
 
 /**

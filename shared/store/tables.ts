@@ -49,9 +49,12 @@ export const IDEMPOTENCY_LEADING_KEYS = `${IDEMPOTENCY_PK_PREFIX}*`;
 export const LEDGER_BY_RECORD_ID = 'byRecordId';
 export const LEDGER_PENDING_ARCHIVE = 'pendingArchive';
 /**
- * Sparse index of review jobs the SLA sweep must look at: `sweepKind` SLA (unfinished, not yet breached;
- * sweepDue `<slaDeadline>#<firmId>#<jobId>`) or COMPLETION (decision recorded, outcome not yet written;
- * sweepDue `<decidedAt>#<firmId>#<jobId>`). See shared/services/review/sla-sweep.ts.
+ * Sparse index of the main table's items a sweep must look at: review jobs for the SLA sweep, `sweepKind` SLA
+ * (unfinished, not yet breached; sweepDue `<slaDeadline>#<firmId>#<jobId>`) or COMPLETION (decision recorded,
+ * outcome not yet written; sweepDue `<decidedAt>#<firmId>#<jobId>`), see shared/services/review/sla-sweep.ts; and
+ * running verification runs for the verification sweep, `sweepKind` VERIFY (sweepDue
+ * `<last progress>#<firmId>#<runId>`), see shared/services/integrity/verification-sweep.ts. The name is the
+ * deployed index's (renaming a GSI replaces it).
  */
 export const MAIN_JOB_SWEEP = 'jobSweep';
 

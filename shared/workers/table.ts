@@ -145,6 +145,16 @@ export const WORKERS: readonly WorkerDef[] = [
     timeoutSeconds: 150,
   },
   {
+    name: 'integrity-verify-sweep',
+    handler: 'functions/workers/integrity-verify-sweep',
+    description:
+      'Re-queues verification runs left RUNNING without progress (a continuation the queue refused)',
+    trigger: { kind: 'schedule', everyMinutes: 1, localIntervalEnv: 'VERIFY_SWEEP_INTERVAL_SECONDS' },
+    // Reads the sweep index and the runs, moves a re-queued run's index entry; sends only continuations.
+    permissions: { main: 'write', queues: ['integrity-verify'] },
+    timeoutSeconds: 60,
+  },
+  {
     name: 'reporting-aggregate',
     handler: 'functions/workers/reporting-aggregate',
     description:

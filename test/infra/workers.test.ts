@@ -1,11 +1,16 @@
 import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { DEFAULT_QUEUE_MAX_CONCURRENCY } from '../../lib/workers.js';
 import { QUEUE_URL_ENV } from '../../shared/runtime/config.js';
+import { tableName } from '../../shared/store/tables.js';
 import { WORKERS, type WorkerDef } from '../../shared/workers/table.js';
 import { synth } from './synth.js';
 import {
+  allowedActions,
+  allowedOn,
   functionIdByDescription,
+  functionStatements,
   lambdaFunction,
+  mentions,
   onlyResource,
   referencedId,
   resources,
@@ -172,6 +177,50 @@ describe('workers', () => {
       ScheduleExpression: 'rate(30 minutes)',
       Targets: [Match.objectLike({ Arn: { 'Fn::GetAtt': [functionId, 'Arn'] } })],
     });
+  });
+
+  it('re-queues stalled verification runs every minute, from the main table and to the integrity queue alone (issue 32)', () => {
+    const worker = scheduleWorkers.find((w) => w.name === 'integrity-verify-sweep')!;
+    const functionId = functionIdByDescription(template, worker.description);
+    template.hasResourceProperties('AWS::Events::Rule', {
+      ScheduleExpression: 'rate(1 minute)',
+      Targets: [Match.objectLike({ Arn: { 'Fn::GetAtt': [functionId, 'Arn'] } })],
+    });
+    const statements = functionStatements(template, functionId);
+    const tableId = (name: 'main' | 'ledger') =>
+      onlyResource(template, 'AWS::DynamoDB::Table', { TableName: tableName('dev', name) })[0];
+    // Its sweep index (a Query of the main table's indexes) and the runs (a Get, and the Update moving the entry).
+    const onMain = allowedOn(statements, tableId('main'));
+    for (const action of ['dynamodb:Query', 'dynamodb:GetItem', 'dynamodb:UpdateItem'])
+      expect(onMain).toContain(action);
+    expect(
+      statements.some(
+        (st) =>
+          st.Effect === 'Allow' &&
+          st.Action.includes('dynamodb:Query') &&
+          mentions(st.Resource, tableId('main')) &&
+          JSON.stringify(st.Resource).includes('/index/*'),
+      ),
+    ).toBe(true);
+    const dynamoOnLedger = [...allowedOn(statements, tableId('ledger'))].filter((a) =>
+      a.startsWith('dynamodb:'),
+    );
+    expect(dynamoOnLedger).toEqual([]);
+    // Sends continuations only: the integrity-verify queue is the one queue it may send to, and it signs nothing.
+    const verifyWorker = queueWorkers.find((w) => w.trigger.queue === 'integrity-verify')!;
+    const queueId = referencedId(
+      onlyResource(template, 'AWS::Lambda::EventSourceMapping', {
+        FunctionName: { Ref: functionIdByDescription(template, verifyWorker.description) },
+      })[1].Properties.EventSourceArn,
+    );
+    const sends = statements.filter((st) => st.Effect === 'Allow' && st.Action.includes('sqs:SendMessage'));
+    expect(sends.length).toBeGreaterThan(0);
+    for (const st of sends)
+      expect(JSON.stringify(st.Resource)).toBe(JSON.stringify({ 'Fn::GetAtt': [queueId, 'Arn'] }));
+    expect(allowedActions(statements)).not.toContain('kms:Sign');
+    expect(lambdaFunction(template, functionId).Properties.Environment.Variables).toHaveProperty(
+      QUEUE_URL_ENV['integrity-verify'],
+    );
   });
 
   it('refuses a queue whose visibility timeout is shorter than its worker', () => {

@@ -4,6 +4,7 @@
  * ("Integrity: verification, comparison, restore") explains the modes and the checkpoint.
  */
 import { actorOf, type Principal } from '../../domain/auth/principal.js';
+import { DependencyUnavailableError } from '../../errors.js';
 import {
   checkChunk,
   startCursor,
@@ -88,21 +89,49 @@ export async function startVerification(deps: Deps, principal: Principal, limits
     const background = newRun('full', 'background');
     run.backgroundVerificationId = background.id;
     await putRun(deps, background);
-    await deps.queue.send('integrity-verify', { firmId: background.firmId, verificationId: background.id });
+    await queueContinuation(deps, background);
   }
   await putRun(deps, run);
   const deadline = Date.now() + limits.budgetMs;
   const finished = await advanceRun(deps, run, deadline, limits.inlineMaxRecords);
-  if (!finished)
-    await deps.queue.send('integrity-verify', {
-      firmId: run.firmId,
-      verificationId: run.id,
-    } satisfies ContinueMessage);
+  if (!finished) await queueContinuation(deps, run);
   const stored = (await getRun(deps, run.firmId, run.id))!;
   return { verification: presentRun(stored), result: resultOf(stored) };
 }
 
-/** The integrity worker: continues a run from its saved cursor until done or out of time, then re-queues itself. */
+/** Logged when a run's continuation could not be queued; the verification sweep picks the run up later. */
+export const VERIFICATION_QUEUE_FAILED_LOG =
+  'Queuing the rest of a verification failed; the verification sweep will re-queue it';
+
+/**
+ * Hands a stored run's rest to the integrity queue; never throws. A send the queue refuses (issue 32) only delays
+ * the run: it stays RUNNING in the sweep index, and the verification sweep re-queues it once it has made no
+ * progress for VERIFY_STALE_SECONDS (./verification-sweep.ts). So the request that started it still answers 200
+ * with the run RUNNING: a 503 would say nothing was done, and its retry would start a second run beside this one.
+ */
+async function queueContinuation(deps: Deps, run: VerificationRun): Promise<void> {
+  try {
+    await deps.queue.send('integrity-verify', {
+      firmId: run.firmId,
+      verificationId: run.id,
+    } satisfies ContinueMessage);
+  } catch (error) {
+    // A dependency's fault is expected in an outage; anything else (a missing queue, a denied send) is ours.
+    logger[error instanceof DependencyUnavailableError ? 'warn' : 'error'](VERIFICATION_QUEUE_FAILED_LOG, {
+      firmId: run.firmId,
+      verificationId: run.id,
+      error: error as Error,
+    });
+  }
+}
+
+/**
+ * The integrity worker: continues a run from its saved cursor until done or out of time, then re-queues itself.
+ * A re-queue the queue refuses throws: the delivery fails and the queue brings the message back (SQS after the
+ * visibility timeout, up to maxReceiveCount; the local queue with backoff), which resumes from the saved cursor.
+ * Should the queue refuse for longer than those receives, the message is dead-lettered and the run waits in the
+ * sweep index for the verification sweep.
+ */
 export async function continueVerification(
   deps: Deps,
   message: ContinueMessage,
