@@ -6,7 +6,7 @@ import type { Role } from '../../shared/domain/auth/principal.js';
 import { newId } from '../../shared/ids.js';
 import { createLocalDeps } from '../../shared/runtime/local-deps.js';
 import type { Deps } from '../../shared/runtime/deps.js';
-import { ledgerctl } from '../support/local-stack.js';
+import { createFirmAsOperator, mintTokenAsOperator } from '../support/operator.js';
 import { call } from '../support/stack-client.js';
 
 export interface TestStack {
@@ -81,40 +81,23 @@ export interface TestFirm {
 
 let counter = 0;
 
-/** Onboards a fresh firm through the operator CLI, as an operator would. */
+/** Onboards a fresh firm as an operator would with `ledgerctl firm create` (in this process: ../support/operator.ts). */
 export async function createFirm(plan: 'LEDGER' | 'PRINCIPAL' | 'BOTH' = 'BOTH'): Promise<TestFirm> {
   counter += 1;
   const tag = `${process.pid}-${counter}-${Date.now().toString(36)}`;
-  const email = `admin-${tag}@firm.test`;
-  const result = await ledgerctl(stack.dataDir, [
-    'firm',
-    'create',
-    '--name',
-    `Firm ${tag}`,
-    '--frn',
-    '123456',
-    '--plan',
+  const created = await createFirmAsOperator(stack, {
+    name: `Firm ${tag}`,
+    frnNumber: '123456',
     plan,
-    '--admin-name',
-    'Ann Admin',
-    '--admin-email',
-    email,
-  ]);
-  if (result.code !== 0) throw new Error(`ledgerctl failed: ${result.stderr}`);
-  const json = result.json as {
-    firm: { id: string };
-    admin: { id: string; email: string; name: string };
-    apiKey: string;
-  };
-  return { firmId: json.firm.id, key: json.apiKey, admin: json.admin, firm: json.firm };
+    adminName: 'Ann Admin',
+    adminEmail: `admin-${tag}@firm.test`,
+  });
+  return { firmId: created.firm.id, key: created.apiKey, admin: created.admin, firm: created.firm };
 }
 
-/** A signed-in user's bearer token, minted by `ledgerctl token` with the local dev issuer. */
+/** A signed-in user's bearer token, as `ledgerctl token` mints it with the local dev issuer. */
 export async function tokenFor(firmId: string, email: string, ttl?: number): Promise<string> {
-  const args = ['token', '--firm', firmId, '--email', email, ...(ttl ? ['--ttl', String(ttl)] : [])];
-  const result = await ledgerctl(stack.dataDir, args);
-  if (result.code !== 0) throw new Error(`ledgerctl token failed: ${result.stderr}`);
-  return (result.json as { token: string }).token;
+  return mintTokenAsOperator(stack, firmId, email, ttl);
 }
 
 /** Adds a user straight to the store (the user endpoints belong to the review issue). */

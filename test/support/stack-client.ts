@@ -5,7 +5,7 @@
 import type { LedgerRecord } from '../../shared/ledger/record.js';
 import { checkRecord } from '../../shared/ledger/verify.js';
 import { assertDescribed, descriptionOf } from './contract.js';
-import { ledgerctl } from './local-stack.js';
+import { createFirmAsOperator } from './operator.js';
 
 export interface StackResponse<T = any> {
   status: number;
@@ -64,25 +64,23 @@ export async function call<T = any>(
   return { status: response.status, body: parsed as T, headers: response.headers, bytes };
 }
 
-/** Onboards a firm with `ledgerctl firm create`, as an operator would; answers its id and first API key. */
-export async function onboardFirm(stack: { dataDir: string }): Promise<{ firmId: string; key: string }> {
+/**
+ * Onboards a firm as an operator would with `ledgerctl firm create` (in this process: ./operator.ts); answers its
+ * id and first API key.
+ */
+export async function onboardFirm(stack: {
+  dataDir: string;
+  dynamoEndpoint: string;
+  baseUrl: string;
+}): Promise<{ firmId: string; key: string }> {
   const tag = Math.random().toString(36).slice(2, 8);
-  const result = await ledgerctl(stack.dataDir, [
-    'firm',
-    'create',
-    '--name',
-    `Firm ${tag}`,
-    '--frn',
-    '123456',
-    '--plan',
-    'BOTH',
-    '--admin-name',
-    'Ada Admin',
-    '--admin-email',
-    `admin-${tag}@firm.test`,
-  ]);
-  if (result.code !== 0) throw new Error(`ledgerctl firm create failed: ${result.stderr}`);
-  const created = result.json as { firm: { id: string }; apiKey: string };
+  const created = await createFirmAsOperator(stack, {
+    name: `Firm ${tag}`,
+    frnNumber: '123456',
+    plan: 'BOTH',
+    adminName: 'Ada Admin',
+    adminEmail: `admin-${tag}@firm.test`,
+  });
   return { firmId: created.firm.id, key: created.apiKey };
 }
 
