@@ -34,6 +34,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, release, totalmem, type as osType } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import type { IsolateHeap } from '../shared/adapters/local/instance-messages.js';
 import { intEnv } from '../shared/runtime/config.js';
 import type { Deps } from '../shared/runtime/deps.js';
 import { createLocalDeps } from '../shared/runtime/local-deps.js';
@@ -289,6 +290,36 @@ interface Minute {
   helperPids: number;
   transients?: TransientCounts;
   transientsMs?: number;
+  /** GET /__local/memory at the minute's end: each isolate's heap, what the queue and the pool hold. */
+  memory?: StackMemory;
+}
+
+/** What GET /__local/memory answers (bin/local.ts), as far as the soak reads it. */
+interface StackMemory {
+  process: NodeJS.MemoryUsage;
+  main: IsolateHeap;
+  queue: { waiting: number; inFlight: number; deadLetters: number; deadLettersDropped: number };
+  pool?: {
+    waiting: { route: number; worker: number };
+    busy: number;
+    instances: { index: number; heap: IsolateHeap | null }[];
+  };
+}
+
+/** The heaps of the stack's isolates together (the main thread's and the instances' as last reported). */
+function heapsTogether(memory: StackMemory): { used: number; total: number; newSpace: number } {
+  const heaps = [memory.main, ...(memory.pool?.instances ?? []).flatMap((i) => (i.heap ? [i.heap] : []))];
+  const sum = (pick: (heap: IsolateHeap) => number) => heaps.reduce((total, heap) => total + pick(heap), 0);
+  return { used: sum((h) => h.used), total: sum((h) => h.total), newSpace: sum((h) => h.newSpace) };
+}
+
+async function stackMemory(baseUrl: string): Promise<StackMemory | undefined> {
+  try {
+    const response = await fetch(`${baseUrl}/__local/memory`);
+    return response.ok ? ((await response.json()) as StackMemory) : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Every soak request's latency by operation, for the per-operation line of the report. */
@@ -377,10 +408,18 @@ async function soak(stack: EmbeddedStack, deps: Deps, firms: FirmState[], rate: 
       minutes[minute]!.transients = counts;
       minutes[minute]!.transientsMs = performance.now() - began;
       const m = minutes[minute]!;
+      const stackHeap = await stackMemory(stack.baseUrl);
+      if (stackHeap) m.memory = stackHeap;
+      const heaps = stackHeap && heapsTogether(stackHeap);
       console.error(
         `minute ${minute + 1}/${MINUTES}: ${m.scheduled} scheduled, ${JSON.stringify(m.classes)}, ` +
           `stack RSS ${mib(mean(memory[minute]!.map((s) => s.stack)))} MiB, intents ${counts.intentsPending + counts.intentsFailed}, ` +
-          `outbox ${counts.outbox}, idempotency keys ${counts.idempotencyKeys}`,
+          `outbox ${counts.outbox}, idempotency keys ${counts.idempotencyKeys}` +
+          (heaps && stackHeap
+            ? `, heaps used/total/new ${mib(heaps.used)}/${mib(heaps.total)}/${mib(heaps.newSpace)} MiB, ` +
+              `queue ${stackHeap.queue.waiting} waiting ${stackHeap.queue.inFlight} in flight, ` +
+              `pool ${stackHeap.pool ? stackHeap.pool.waiting.route + stackHeap.pool.waiting.worker : 0} waiting`
+            : ''),
       );
     }
   })();

@@ -36,6 +36,7 @@ import { FaultSwitch, parseFaultRequest } from '../shared/adapters/local/fault-s
 import { FsObjectStore } from '../shared/adapters/local/fs-object-store.js';
 import { handlerModules } from '../shared/adapters/local/handler-modules.js';
 import { InstancePool, type InstanceKind } from '../shared/adapters/local/instance-pool.js';
+import { isolateHeap } from '../shared/adapters/local/instance-messages.js';
 import { LocalNoteSigner } from '../shared/adapters/local/local-note-signer.js';
 import { LocalSigner } from '../shared/adapters/local/local-signer.js';
 import { presignedUploadHandler, UrlSigningSecret } from '../shared/adapters/local/presigned-uploads.js';
@@ -115,6 +116,8 @@ const presignedUploads = presignedUploadHandler({
 let invoke: Invoke = () => Promise.reject(new Error('The local stack is not ready'));
 let consoleSite: ReturnType<typeof consoleSiteHandler> | undefined = undefined;
 let devAuthorization: ReturnType<typeof devAuthorizationHandler> | undefined = undefined;
+/** What GET /__local/memory adds to the process's memory: the queue's and the pool's state (once they exist). */
+let stackMemory: () => Record<string, unknown> = () => ({});
 
 const server = createApiServer({
   routes: httpRoutes(),
@@ -144,6 +147,13 @@ const server = createApiServer({
           workerInvocations,
         }),
       );
+      return true;
+    }
+    // Memory by where it is (issue 32, bench/soak): the process, this thread's heap, each instance's heap as last
+    // reported, and what the queue and the pool hold; tells a leak (heaps' used keeps growing) from V8 sizing.
+    if (request.method === 'GET' && request.url === '/__local/memory') {
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.end(JSON.stringify({ process: process.memoryUsage(), main: isolateHeap(), ...stackMemory() }));
       return true;
     }
     if (request.url === '/__local/faults') return answerFaults(request.method, response, readBody);
@@ -317,6 +327,8 @@ for (const worker of WORKERS) {
     void run();
   }
 }
+
+stackMemory = () => ({ queue: queue.stats(), ...(pool ? { pool: pool.stats() } : {}) });
 
 const info: LocalStackInfo = { baseUrl, dynamoEndpoint: dynamo.endpoint, pid: process.pid };
 writeFileSync(paths.stackFile, JSON.stringify(info, null, 2));

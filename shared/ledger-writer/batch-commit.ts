@@ -148,6 +148,9 @@ export async function commitInBatch(
     const outcome = await commitResolvingDoubt(deps, head, sealed, releasing);
     switch (outcome.kind) {
       case 'committed':
+        // A committed position's chain hash never comes back: only the appends left for later reuse signatures.
+        // (The lane's map would otherwise keep one per record for as long as every batch leaves some for later.)
+        for (const s of sealed) signatures.delete(signatureKey(s.record.chainHash));
         return {
           head: moved,
           later,

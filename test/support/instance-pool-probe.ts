@@ -37,6 +37,7 @@ const concurrent = await Promise.all(
 const idleA = (await two.invoke(MODULE, 'probe', {}, 'route')).value as { ticks: number };
 await new Promise((resolve) => setTimeout(resolve, 300));
 const idleB = (await two.invoke(MODULE, 'probe', {}, 'route')).value as { ticks: number };
+const stats = two.stats();
 await two.close();
 
 // Kinds apart: one route instance busy with two slow requests, while a worker invocation runs on its own.
@@ -76,5 +77,6 @@ console.log(
     kinds: { instances: kinds, finished },
     ticksWhileIdle: idleB.ticks - idleA.ticks,
     ticksWhileFrozen: frozenB.ticks - frozenA.ticks,
+    stats,
   }),
 );

@@ -30,6 +30,8 @@ export interface LocalPresignOptions {
 }
 
 const KEY_PATTERN = /^[A-Za-z0-9!_.*'()\-/]+$/;
+/** Directories a store remembers at most (see FsObjectStore.dirs); forgetting one costs one mkdir. */
+const MAX_KNOWN_DIRS = 10_000;
 
 /**
  * Object store on the filesystem: `<root>/<bucket>/data/<key>` holds the bytes and
@@ -37,7 +39,10 @@ const KEY_PATTERN = /^[A-Za-z0-9!_.*'()\-/]+$/;
  * the immutable bucket creates with link(2), which fails when the key exists, so it can never overwrite.
  */
 export class FsObjectStore implements ObjectStore, UploadSink {
-  /** Directories this store made or found: a write skips mkdir for them (one fs call fewer per write). */
+  /**
+   * Directories this store made or found: a write skips mkdir for them (one fs call fewer per write). Review jobs
+   * and uploads each have a directory of their own, so the set is emptied when it reaches MAX_KNOWN_DIRS.
+   */
   private readonly dirs = new Set<string>();
 
   constructor(
@@ -56,6 +61,7 @@ export class FsObjectStore implements ObjectStore, UploadSink {
       }
     }
     await mkdir(dir, { recursive: true });
+    if (this.dirs.size >= MAX_KNOWN_DIRS) this.dirs.clear();
     this.dirs.add(dir);
     await writeFile(path, body);
   }

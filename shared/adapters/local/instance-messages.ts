@@ -1,3 +1,4 @@
+import { getHeapSpaceStatistics, getHeapStatistics } from 'node:v8';
 import type { QueueName } from '../../ports/queue.js';
 
 /**
@@ -40,12 +41,47 @@ export type ToInstance =
   /** The answer to a queue-send. */
   | { kind: 'queue-sent'; id: number; error?: SerializedError };
 
+/**
+ * An isolate's heap as V8 reports it (bytes): what a soak reads to tell a leak (used, after the GCs, keeps
+ * growing) from V8 sizing its heap (total and the young generation grow, used does not). Sent with an answer at
+ * most once a second.
+ */
+export interface IsolateHeap {
+  at: number;
+  used: number;
+  total: number;
+  /** The young generation's reserved size (new_space): grows under load, shrinks only when V8 reduces memory. */
+  newSpace: number;
+  oldSpaceUsed: number;
+  external: number;
+  malloced: number;
+  /** Contexts V8 could not free: anything above 0 is a leak of its own. */
+  detachedContexts: number;
+}
+
 export type FromInstance =
   | { kind: 'ready' }
-  | { kind: 'result'; id: number; value: unknown }
-  | { kind: 'failed'; id: number; error: SerializedError }
+  | { kind: 'result'; id: number; value: unknown; heap?: IsolateHeap }
+  | { kind: 'failed'; id: number; error: SerializedError; heap?: IsolateHeap }
   /** A `queue.send` made inside the instance, for the main thread's queue (body: the message as JSON). */
   | { kind: 'queue-send'; id: number; queue: QueueName; body: string; delaySeconds: number };
+
+/** This isolate's heap now (shared/adapters/local/lambda-instance.ts and the main thread, bin/local.ts). */
+export function isolateHeap(): IsolateHeap {
+  const heap = getHeapStatistics();
+  const spaces = getHeapSpaceStatistics();
+  const space = (name: string) => spaces.find((s) => s.space_name === name);
+  return {
+    at: Date.now(),
+    used: heap.used_heap_size,
+    total: heap.total_heap_size,
+    newSpace: space('new_space')?.space_size ?? 0,
+    oldSpaceUsed: space('old_space')?.space_used_size ?? 0,
+    external: heap.external_memory,
+    malloced: heap.malloced_memory,
+    detachedContexts: heap.number_of_detached_contexts,
+  };
+}
 
 export function serializeError(error: unknown): SerializedError {
   return error instanceof Error

@@ -9,6 +9,7 @@ import {
   serializeError,
   type FromInstance,
   type InstanceData,
+  type IsolateHeap,
   type ToInstance,
 } from './instance-messages.js';
 
@@ -45,6 +46,15 @@ interface Instance {
   busy: boolean;
   /** The invocation it is running. */
   running?: { id: number; resolve: (value: unknown) => void; reject: (error: Error) => void };
+  /** Its isolate's heap as last reported with an answer (at most once a second). */
+  heap?: IsolateHeap;
+}
+
+/** The pool now (GET /__local/memory): invocations waiting for an instance, instances busy, each one's heap. */
+export interface InstancePoolStats {
+  waiting: Record<InstanceKind, number>;
+  busy: number;
+  instances: { index: number; kind: InstanceKind; heap: IsolateHeap | null }[];
 }
 
 // The instances run the TypeScript sources, as the main thread does under tsx (./typescript-worker.ts).
@@ -108,6 +118,14 @@ export class InstancePool {
     }
   }
 
+  stats(): InstancePoolStats {
+    return {
+      waiting: { route: this.waiting.route.size, worker: this.waiting.worker.size },
+      busy: this.instances.filter((instance) => instance.busy).length,
+      instances: this.instances.map(({ index, kind, heap }) => ({ index, kind, heap: heap ?? null })),
+    };
+  }
+
   /** Terminates every instance; invocations waiting or running fail. */
   async close(): Promise<void> {
     this.closed = true;
@@ -164,6 +182,7 @@ export class InstancePool {
         } else if (message.kind === 'queue-send') {
           this.forward(worker, message);
         } else if (instance.running?.id === message.id) {
+          if (message.heap) instance.heap = message.heap;
           if (message.kind === 'result') instance.running.resolve(message.value);
           else instance.running.reject(deserializeError(message.error));
         }

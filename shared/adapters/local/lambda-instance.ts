@@ -9,6 +9,7 @@ import { installDeps } from '../../runtime/deps.js';
 import { createLocalDeps } from '../../runtime/local-deps.js';
 import { logger } from '../../runtime/logger.js';
 import {
+  isolateHeap,
   serializeError,
   type FromInstance,
   type InstanceData,
@@ -41,13 +42,23 @@ installDeps(
 
 const handlerOf = handlerModules(data.root);
 
+/** This isolate's heap, with an answer at most once a second (GET /__local/memory on the main thread). */
+let heapSentAt = 0;
+function heapNow(): ReturnType<typeof isolateHeap> | undefined {
+  if (Date.now() - heapSentAt < 1000) return undefined;
+  heapSentAt = Date.now();
+  return isolateHeap();
+}
+
 async function invoke(message: Extract<ToInstance, { kind: 'invoke' }>): Promise<FromInstance> {
   try {
     const handler = await handlerOf(message.module);
     const value = await handler(message.event, lambdaContext(message.name));
-    return { kind: 'result', id: message.id, value };
+    const heap = heapNow();
+    return { kind: 'result', id: message.id, value, ...(heap ? { heap } : {}) };
   } catch (error) {
-    return { kind: 'failed', id: message.id, error: serializeError(error) };
+    const heap = heapNow();
+    return { kind: 'failed', id: message.id, error: serializeError(error), ...(heap ? { heap } : {}) };
   }
 }
 

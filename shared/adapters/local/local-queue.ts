@@ -10,6 +10,19 @@ export interface LocalQueueOptions {
   maxReceiveCount?: number;
   /** Delay before the n-th retry: base * 2^(n-1) milliseconds, like a growing visibility timeout. */
   retryBaseMs?: number;
+  /**
+   * Dead letters kept in memory, the newest; older ones are dropped and counted (a long-running stack whose
+   * worker keeps failing must not grow by every message). @default 1000
+   */
+  maxDeadLetters?: number;
+}
+
+/** What the queue holds now (GET /__local/memory): messages waiting out a delay or a retry, deliveries running. */
+export interface LocalQueueStats {
+  waiting: number;
+  inFlight: number;
+  deadLetters: number;
+  deadLettersDropped: number;
 }
 
 export interface DeadLetter {
@@ -40,6 +53,8 @@ export class LocalQueue implements Queue {
   private readonly timers = new Set<NodeJS.Timeout>();
   private readonly maxReceiveCount: number;
   private readonly retryBaseMs: number;
+  private readonly maxDeadLetters: number;
+  private deadLettersDropped = 0;
   private closed = false;
   /**
    * Deliveries run in the queue's own async context, not the sender's: an SQS consumer shares nothing with the
@@ -50,6 +65,7 @@ export class LocalQueue implements Queue {
   constructor(options: LocalQueueOptions = {}) {
     this.maxReceiveCount = options.maxReceiveCount ?? 5;
     this.retryBaseMs = options.retryBaseMs ?? 500;
+    this.maxDeadLetters = Math.max(1, options.maxDeadLetters ?? 1000);
   }
 
   register(queue: QueueName, worker: QueueWorker): void {
@@ -70,6 +86,15 @@ export class LocalQueue implements Queue {
 
   deadLetterList(): readonly DeadLetter[] {
     return this.deadLetters;
+  }
+
+  stats(): LocalQueueStats {
+    return {
+      waiting: this.timers.size,
+      inFlight: this.inFlight.size,
+      deadLetters: this.deadLetters.length,
+      deadLettersDropped: this.deadLettersDropped,
+    };
   }
 
   /** Resolves when nothing is in flight or waiting for a retry. */
@@ -126,6 +151,10 @@ export class LocalQueue implements Queue {
         receiveCount: pending.receiveCount,
         lastError: failure,
       });
+      if (this.deadLetters.length > this.maxDeadLetters) {
+        this.deadLetters.splice(0, this.deadLetters.length - this.maxDeadLetters);
+        this.deadLettersDropped += 1;
+      }
       return;
     }
     this.schedule(queue, pending, this.retryBaseMs * 2 ** (pending.receiveCount - 1));

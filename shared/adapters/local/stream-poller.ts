@@ -138,7 +138,13 @@ export class LocalStreamPoller {
       this.checkpoint = { streamArn, shards: {} };
       this.iterators.clear();
     }
-    this.described = { streamArn, shards: await this.shards(streamArn), at: now };
+    const shards = await this.shards(streamArn);
+    // A shard read to its end and no longer listed (trimmed after 24 h) is forgotten: the checkpoint, rewritten
+    // after every page, would otherwise keep every shard the stream ever had.
+    const listed = new Set(shards.map((shard) => shard.ShardId));
+    for (const [id, state] of Object.entries(this.checkpoint.shards))
+      if (state.done && !listed.has(id)) delete this.checkpoint.shards[id];
+    this.described = { streamArn, shards, at: now };
     return this.described;
   }
 

@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
+import type { InstancePool } from '../../../shared/adapters/local/instance-pool.js';
 import { ROOT } from '../../support/local-stack.js';
 
 interface Probe {
@@ -9,6 +10,7 @@ interface Probe {
   kinds: { instances: number[]; finished: string[] };
   ticksWhileIdle: number;
   ticksWhileFrozen: number;
+  stats: ReturnType<InstancePool['stats']>;
 }
 
 /** The pool runs in worker threads under tsx, as in `npm start`: the probe script drives it in its own process. */
@@ -35,6 +37,24 @@ describe('InstancePool (LOCAL_INSTANCES)', () => {
       Math.max(...seen.concurrent.filter((r) => r.instance === i).map((r) => r.calls)),
     );
     expect(highest[0]! + highest[1]!).toBe(6);
+  });
+
+  it("reports what waits and, with answers, each instance's heap (GET /__local/memory)", () => {
+    expect(seen.stats.waiting).toEqual({ route: 0, worker: 0 });
+    expect(seen.stats.busy).toBe(0);
+    // The two route instances answered (the worker instance ran nothing, so it has not reported yet).
+    const routes = seen.stats.instances.filter((instance) => instance.kind === 'route');
+    expect(routes).toHaveLength(2);
+    for (const { heap } of routes) {
+      expect(heap).toEqual(
+        expect.objectContaining({
+          used: expect.any(Number),
+          total: expect.any(Number),
+          newSpace: expect.any(Number),
+        }),
+      );
+      expect(heap!.used).toBeLessThanOrEqual(heap!.total);
+    }
   });
 
   it("forwards an instance's queue sends to the main thread's queue", () => {

@@ -87,4 +87,20 @@ describe('LocalQueue', () => {
     await queue.close();
     await expect(queue.send('ledger-archive', {})).rejects.toThrow(/closed/);
   });
+
+  it('keeps the newest dead letters only, counting the ones dropped, and says what it holds', async () => {
+    const queue = new LocalQueue({ retryBaseMs: 1, maxReceiveCount: 1, maxDeadLetters: 2 });
+    queue.register('ledger-archive', async () => {
+      throw new Error('always');
+    });
+    for (let n = 1; n <= 3; n++) {
+      await queue.send('ledger-archive', { n });
+      await queue.drain();
+    }
+    expect(queue.deadLetterList().map((d) => d.body)).toEqual(['{"n":2}', '{"n":3}']);
+    await queue.send('ledger-archive', { n: 4 }, { delaySeconds: 60 });
+    expect(queue.stats()).toEqual({ waiting: 1, inFlight: 0, deadLetters: 2, deadLettersDropped: 1 });
+    await queue.close();
+    expect(queue.stats().waiting).toBe(0);
+  });
 });

@@ -211,6 +211,41 @@ describe('LocalStreamPoller', () => {
     jest.restoreAllMocks();
   });
 
+  it('forgets a shard read to its end once the stream no longer lists it', async () => {
+    streams.on(DescribeStreamCommand).resolves({
+      StreamDescription: { Shards: [{ ShardId: 'old' }, { ShardId: 'new', ParentShardId: 'old' }] },
+    });
+    streams.on(GetShardIteratorCommand, { ShardId: 'old' }).resolves({ ShardIterator: 'o' });
+    streams.on(GetShardIteratorCommand, { ShardId: 'new' }).resolves({ ShardIterator: 'n' });
+    streams
+      .on(GetRecordsCommand, { ShardIterator: 'o' })
+      .resolves({ Records: [change(1, 'REMOVE', 'HEAD')] })
+      .on(GetRecordsCommand, { ShardIterator: 'n' })
+      .resolves({ Records: [change(2, 'REMOVE', 'HEAD')], NextShardIterator: 'n2' })
+      .on(GetRecordsCommand, { ShardIterator: 'n2' })
+      .resolves({ Records: [], NextShardIterator: 'n2' });
+    const watch = poller();
+    await watch.pollOnce();
+    await watch.pollOnce();
+    expect(Object.keys(JSON.parse(readFileSync(checkpointFile, 'utf8')).shards).sort()).toEqual([
+      'new',
+      'old',
+    ]);
+
+    // Trimmed: the closed shard is no longer described, and the next checkpoint written no longer holds it.
+    streams.on(DescribeStreamCommand).resolves({ StreamDescription: { Shards: [{ ShardId: 'new' }] } });
+    streams
+      .on(GetRecordsCommand, { ShardIterator: 'n2' })
+      .resolves({ Records: [change(3, 'REMOVE', 'HEAD')], NextShardIterator: 'n3' })
+      .on(GetRecordsCommand, { ShardIterator: 'n3' })
+      .resolves({ Records: [], NextShardIterator: 'n3' });
+    jest.spyOn(Date, 'now').mockReturnValue(Date.now() + 60_000);
+    await watch.pollOnce();
+    jest.restoreAllMocks();
+    expect(JSON.parse(readFileSync(checkpointFile, 'utf8')).shards).toEqual({ new: { after: '000003' } });
+    expect(sequences().flat()).toEqual(['000001', '000002', '000003']);
+  });
+
   it('waits for a table without a stream', async () => {
     dynamo.on(DescribeTableCommand).resolves({ Table: {} });
     expect(await poller().pollOnce()).toBe(0);
