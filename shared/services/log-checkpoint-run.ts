@@ -14,7 +14,7 @@ import {
 } from '../store/log-store.js';
 import { publishCheckpoint } from './log-checkpoint.js';
 import { reserveCheckpointSigns } from './log-checkpoint-budget.js';
-import { integrateStep } from './log-integrator.js';
+import { integrateStep, type IntegrationStep } from './log-integrator.js';
 import { queueWitnessSubmission } from './witness-queue.js';
 
 /**
@@ -23,7 +23,8 @@ import { queueWitnessSubmission } from './witness-queue.js';
  * after the window's end: shared/ledger-writer/log-trigger.ts), by the log repair sweep, and by runs themselves.
  * A run takes the firm's log lease (someone holding it: the run ends; the holder re-reads the head after its
  * release and so covers what this run was sent for), integrates up to the head in bounded steps (lease renewed),
- * and signs and stores one checkpoint if the tree grew. When the firm's last checkpoint is younger than
+ * and signs and stores one checkpoint if the tree grew; while the firm keeps committing it keeps the lease and
+ * signs one checkpoint per interval (whileHeld). When the firm's last checkpoint is younger than
  * CHECKPOINT_INTERVAL_MS, it waits for the rest of the interval holding the lease, if that is short
  * (IN_PROCESS_WAIT_MAX_MS) and within its budget, before it integrates (a busy firm's rounds so integrate once
  * each), then integrates what was committed and signs; a longer
@@ -124,20 +125,25 @@ interface Round {
   requeueSeconds?: number;
 }
 
-/** Integrates and signs while holding the lease. */
+/**
+ * Integrates and signs while holding the lease: one checkpoint per interval for as long as the firm keeps
+ * committing, so a busy firm's run keeps its lease from one checkpoint to the next (no release, re-acquire and
+ * re-reads between them). It returns once nothing was committed since its last checkpoint (the caller releases
+ * the lease and re-reads the head), out of time, or when the rest of the interval is too long to wait in-process.
+ */
 async function whileHeld(deps: Deps, firmId: string, holder: string, deadline: number): Promise<Round> {
   const round: Round = { checkpoints: 0, integrated: 0, progressed: false, outOfTime: false };
   const lease = leaseKeeper(deps, firmId, holder);
-  // A firm that keeps committing finds its last checkpoint younger than the interval at every round: wait out the
-  // rest first, then integrate once, rather than integrate, wait and integrate again (each integration reads the
-  // head, the rows and the tiles and writes tiles and LOGTREE; bench/log counted them in the log's cost).
-  const last = await readLatestCheckpoint(deps, firmId);
-  const first = signingDecision(Date.now(), signAfterOf(last), deadline);
-  if (first.kind === 'wait' && !(await lease.holdFor(first.ms))) return round;
-  let tree: { size: number; root: Uint8Array } | undefined;
+  let latest = await readLatestCheckpoint(deps, firmId);
   for (;;) {
+    // A busy firm's last checkpoint is younger than the interval at every pass: wait out the rest first, then
+    // integrate once, rather than integrate, wait and integrate again (each integration reads the head, the rows
+    // and the tiles and writes tiles and LOGTREE; bench/log counts them in the log's cost).
+    const early = signingDecision(Date.now(), signAfterOf(latest), deadline);
+    if (early.kind === 'wait' && !(await lease.holdFor(early.ms))) return round;
+    let step: IntegrationStep;
     for (;;) {
-      const step = await integrateStep(deps, firmId);
+      step = await integrateStep(deps, firmId);
       round.integrated += step.added;
       if (step.added > 0) round.progressed = true;
       if (!(await lease.keep())) return round;
@@ -147,23 +153,30 @@ async function whileHeld(deps: Deps, firmId: string, holder: string, deadline: n
         return round;
       }
     }
-    let latest: StoredCheckpoint | undefined;
-    [latest, tree] = await Promise.all([readLatestCheckpoint(deps, firmId), readLogTree(deps, firmId)]);
+    // The tree as this run integrated it, or as another integrator left it (a lost race).
+    const tree = step.lostRace
+      ? await readLogTree(deps, firmId)
+      : step.root && { size: step.size, root: step.root };
     if (!tree || tree.size <= (latest?.size ?? 0)) return round;
     const decision = signingDecision(Date.now(), signAfterOf(latest), deadline);
-    if (decision.kind === 'sign') break;
     if (decision.kind === 'requeue') return { ...round, requeueSeconds: decision.delaySeconds };
-    // Hold the lease through the rest of the interval, then integrate what was committed meanwhile, so that
-    // the checkpoint signed after the wait covers it too (each wait is bounded, and the deadline ends them).
-    if (!(await lease.holdFor(decision.ms))) return round;
+    if (decision.kind === 'wait') continue; // waited out at the top of the next pass
+    if (!(await lease.holdFor(await reserveCheckpointSigns(deps)))) return round;
+    const stored = await publishCheckpoint(deps, firmId, tree);
+    round.progressed = true;
+    if (stored) {
+      round.checkpoints += 1;
+      await queueWitnessSubmission(deps, firmId, tree.size);
+    }
+    // Another integrator signed this size or a larger one first (the lease makes that rare): read what it signed.
+    latest = stored ?? (await readLatestCheckpoint(deps, firmId));
+    if (Date.now() > deadline) {
+      round.outOfTime = true;
+      return round;
+    }
+    // Nothing committed since: the caller releases the lease (and re-reads the head after, for a last commit).
+    if ((await readHead(deps, firmId)).sequenceNumber <= (latest?.size ?? 0)) return round;
   }
-  if (!(await lease.holdFor(await reserveCheckpointSigns(deps)))) return round;
-  if (await publishCheckpoint(deps, firmId, tree)) {
-    round.checkpoints += 1;
-    await queueWitnessSubmission(deps, firmId, tree.size);
-  }
-  round.progressed = true;
-  return round;
 }
 
 /** At most one checkpoint per firm per interval: the instant the interval since `latest` is over (0: none yet). */

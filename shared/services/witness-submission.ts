@@ -7,7 +7,8 @@ import {
 } from '../domain/witnesses/add-checkpoint-client.js';
 import { parseCheckpoint } from '../domain/tlog/checkpoint.js';
 import { parseNote, verifierFromVkey } from '../domain/tlog/note.js';
-import { consistencyProof } from '../domain/tlog/tree.js';
+import { cachedTileReader } from '../domain/tlog/tile-cache.js';
+import { consistencyProof, type TileReader } from '../domain/tlog/tree.js';
 import { appendUnlessRaced, type Actor } from '../ledger-writer/append.js';
 import { isoNow } from '../ports/clock.js';
 import { MAX_DELAY_SECONDS } from '../ports/queue.js';
@@ -74,9 +75,11 @@ export async function submitToWitnesses(
   ]);
   const chosen =
     message.witnessKeyId === undefined ? targets : targets.filter((t) => t.keyId === message.witnessKeyId);
+  // The witnesses usually stand at one size: their consistency proofs share their tiles, read once.
+  const tiles = cachedTileReader(logTileReader(deps, firmId));
   const results = await Promise.allSettled(
     chosen.map((target) =>
-      submitOne(deps, firmId, latest, target, states.get(target.keyId), message.attempt ?? 1, config),
+      submitOne(deps, firmId, latest, target, states.get(target.keyId), message.attempt ?? 1, config, tiles),
     ),
   );
   const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
@@ -99,13 +102,14 @@ async function submitOne(
   state: WitnessStateItem | undefined,
   attempt: number,
   config: WebhookConfig,
+  tiles: TileReader,
 ): Promise<void> {
   if (alreadyDone(state, checkpoint.size, attempt)) return;
   const text = parseNote(checkpoint.note).text;
   let oldSize = Math.min(state?.acknowledgedSize ?? 0, checkpoint.size);
   let answer: WitnessAnswer = { kind: 'unavailable', reason: 'not submitted' };
   for (let round = 1; round <= MAX_SIZE_ROUNDS; round++) {
-    answer = await post(deps, firmId, checkpoint, witness, oldSize, config);
+    answer = await post(checkpoint, witness, oldSize, config, tiles);
     if (answer.kind !== 'size') break;
     if (answer.size > checkpoint.size || answer.size === oldSize) break;
     // The witness's size differs from what we believed (it restarted from other state, or we lost an answer).
@@ -223,17 +227,16 @@ async function submitOne(
 
 /** One POST of `<url>/add-checkpoint` with the proof from `oldSize`; a missing answer is `unavailable`. */
 async function post(
-  deps: Deps,
-  firmId: string,
   checkpoint: StoredCheckpoint,
   witness: WitnessTarget,
   oldSize: number,
   config: WebhookConfig,
+  tiles: TileReader,
 ): Promise<WitnessAnswer> {
   const proof =
     oldSize === 0 || oldSize >= checkpoint.size
       ? []
-      : await consistencyProof(logTileReader(deps, firmId), oldSize, checkpoint.size);
+      : await consistencyProof(tiles, oldSize, checkpoint.size);
   const body = addCheckpointBody(oldSize, proof, checkpoint.note);
   try {
     const result = await postWebhook(
