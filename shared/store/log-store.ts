@@ -349,6 +349,14 @@ export async function acquireLogLease(
   ttlMs: number,
 ): Promise<boolean> {
   const now = deps.clock.now().getTime();
+  // Most runs of a busy firm find the lease held (its holder keeps it from one checkpoint to the next): a strongly
+  // consistent read says so without a write that its condition refuses (DynamoDB Local serialises writes).
+  const { Item } = await send(deps.db, 'Get', {
+    TableName: deps.tables.ledger,
+    Key: keys.logLease(firmId),
+    ConsistentRead: true,
+  });
+  if (Item && typeof Item.until === 'number' && Item.until >= now) return false;
   const outcome = await putReplacing(deps, {
     TableName: deps.tables.ledger,
     Item: { ...keys.logLease(firmId), holder, until: now + ttlMs },
