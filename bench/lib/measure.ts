@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
+import { processTree } from './process-memory.js';
 
 /** Clock ticks per second of /proc/<pid>/stat's CPU times. */
 const CLOCK_TICKS = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
@@ -14,21 +15,6 @@ export function cpuSeconds(pid: number | undefined): number {
   return fields.slice(11, 15).reduce((total, ticks) => total + Number(ticks), 0) / CLOCK_TICKS;
 }
 
-/** The parent pid of every live process (from /proc). */
-function parents(): Map<number, number> {
-  const byPid = new Map<number, number>();
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
-      byPid.set(Number(name), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
-    } catch {
-      // The process ended meanwhile.
-    }
-  }
-  return byPid;
-}
-
 /**
  * CPU seconds a process and its live descendants have used so far, leaving out the subtrees of `exclude` (e.g. a
  * stack's DynamoDB Local, counted apart). `tsx script.ts` runs the script in a child node process, whose time its
@@ -36,20 +22,15 @@ function parents(): Map<number, number> {
  */
 export function treeCpuSeconds(pid: number | undefined, exclude: (number | undefined)[] = []): number {
   if (!pid) return Number.NaN;
-  const byPid = parents();
-  const children = new Map<number, number[]>();
-  for (const [child, parent] of byPid) children.set(parent, [...(children.get(parent) ?? []), child]);
+  const excluded = new Set(exclude.flatMap((root) => (root ? processTree(root) : [])));
   let total = 0;
-  const pending = [pid];
-  while (pending.length > 0) {
-    const next = pending.pop()!;
-    if (exclude.includes(next)) continue;
+  for (const member of processTree(pid)) {
+    if (excluded.has(member)) continue;
     try {
-      total += cpuSeconds(next);
+      total += cpuSeconds(member);
     } catch {
-      continue;
+      // The process ended meanwhile.
     }
-    pending.push(...(children.get(next) ?? []));
   }
   return total;
 }
