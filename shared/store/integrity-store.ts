@@ -4,7 +4,7 @@ import { writeConditionally, writeNew, type TransactItem } from './conditional-w
 import { send, withoutKeys } from './dynamo.js';
 import { keys, padSequence, SK_PREFIX } from './keys.js';
 import { skPrefixCondition, skPrefixValues } from './sk-prefix.js';
-import { MAIN_JOB_SWEEP } from './tables.js';
+import { dueInSweepIndex } from './sweep-index.js';
 
 /** Broken records kept on a run; the count is exact, the list stops here (a wrecked chain is not a 400 KB item). */
 export const MAX_LISTED_BROKEN = 200;
@@ -202,27 +202,12 @@ export async function recentRuns(deps: Deps, firmId: string, limit: number): Pro
  * Runs whose sweep entry is older than `before` (no progress saved, nor a re-queue, since then), oldest first, at
  * most `limit`: one Query of the sparse index's VERIFY partition, which holds only running runs.
  */
-export async function staleRuns(
+export function staleRuns(
   deps: Deps,
   before: string,
   limit: number,
 ): Promise<{ firmId: string; id: string }[]> {
-  const found: { firmId: string; id: string }[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await send(deps.db, 'Query', {
-      TableName: deps.tables.main,
-      IndexName: MAIN_JOB_SWEEP,
-      KeyConditionExpression: 'sweepKind = :kind AND sweepDue < :before',
-      ExpressionAttributeValues: { ':kind': VERIFY_SWEEP_KIND, ':before': before },
-      ProjectionExpression: 'firmId, id',
-      Limit: limit - found.length,
-      ExclusiveStartKey: startKey,
-    });
-    for (const item of page.Items ?? []) found.push({ firmId: item.firmId as string, id: item.id as string });
-    startKey = page.LastEvaluatedKey;
-  } while (startKey && found.length < limit);
-  return found;
+  return dueInSweepIndex(deps, VERIFY_SWEEP_KIND, before, limit);
 }
 
 /**

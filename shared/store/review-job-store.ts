@@ -14,8 +14,9 @@ import {
   listPartition,
 } from './list-attributes.js';
 import { readListPage, type ListQuery } from './list-page.js';
-import { MAIN_JOB_SWEEP, MAIN_LISTS, MAIN_LISTS_BY_REFERENCE, MAIN_LISTS_FILTERED } from './tables.js';
+import { MAIN_LISTS, MAIN_LISTS_BY_REFERENCE, MAIN_LISTS_FILTERED } from './tables.js';
 import { skPrefixCondition, skPrefixValues } from './sk-prefix.js';
+import { dueInSweepIndex } from './sweep-index.js';
 
 /** A review job: `FIRM#<firmId>`, `JOB#<jobId>` in the main table (what GET /v1/firm/me/stats counts). */
 export interface ReviewJobItem {
@@ -186,23 +187,8 @@ export async function dueForSweep(
   before: string,
   limit: number,
 ): Promise<{ firmId: string; jobId: string }[]> {
-  const found: { firmId: string; jobId: string }[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await send(deps.db, 'Query', {
-      TableName: deps.tables.main,
-      IndexName: MAIN_JOB_SWEEP,
-      KeyConditionExpression: 'sweepKind = :kind AND sweepDue < :before',
-      ExpressionAttributeValues: { ':kind': kind, ':before': before },
-      ProjectionExpression: 'firmId, id',
-      Limit: limit - found.length,
-      ExclusiveStartKey: startKey,
-    });
-    for (const item of page.Items ?? [])
-      found.push({ firmId: item.firmId as string, jobId: item.id as string });
-    startKey = page.LastEvaluatedKey;
-  } while (startKey && found.length < limit);
-  return found;
+  const due = await dueInSweepIndex(deps, kind, before, limit);
+  return due.map(({ firmId, id }) => ({ firmId, jobId: id }));
 }
 
 /** What a move re-checks on the job it was decided on: every field given must still hold. */
