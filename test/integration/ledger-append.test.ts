@@ -86,13 +86,17 @@ describe('ledger append', () => {
         immutableRecordKey(firm.firmId, record.sequenceNumber, record.id),
       );
       expect(Buffer.from(copy!.body).toString('utf8')).toBe(canonicalJson(record));
-      const outbox = await deps.db.send(
-        new GetCommand({
-          TableName: deps.tables.ledger,
-          Key: keys.ledgerOutbox(firm.firmId, record.sequenceNumber),
-        }),
-      );
-      expect(outbox.Item).toBeUndefined();
+      // The callers are answered once the copies are done; the batch's outbox entries are cleared just after.
+      await waitFor(async () => {
+        const outbox = await deps.db.send(
+          new GetCommand({
+            TableName: deps.tables.ledger,
+            Key: keys.ledgerOutbox(firm.firmId, record.sequenceNumber),
+            ConsistentRead: true,
+          }),
+        );
+        return outbox.Item === undefined;
+      });
     }
     const key = immutableRecordKey(firm.firmId, 1, records.find((r) => r.sequenceNumber === 1)!.id);
     await expect(
