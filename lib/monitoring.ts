@@ -25,6 +25,7 @@ import {
   DEPENDENCY_UNAVAILABLE_LOG,
   TAMPERING_DETECTED_LOG,
   VERIFICATION_FAILED_LOG,
+  VERIFICATION_STUCK_LOG,
   WITNESS_REFUSED_LOG,
 } from '../shared/runtime/logger.js';
 import type { WorkQueues } from './queues.js';
@@ -183,6 +184,29 @@ export class Monitoring extends Construct {
       });
     }
     alarm('failed-verifications', failedVerifications, 1, 'A chain verification found broken records');
+    // A verification the sweep keeps re-queuing without progress (issue 32): counted from the ERROR line the
+    // integrity-verify-sweep worker logs, in its own log group.
+    const verifySweep = props.functions.get('integrity-verify-sweep');
+    if (verifySweep) {
+      new MetricFilter(this, 'StuckVerifications', {
+        logGroup: verifySweep.logGroup,
+        metricNamespace: metricNamespace(stage.name),
+        metricName: 'StuckVerifications',
+        filterPattern: FilterPattern.stringValue('$.message', '=', VERIFICATION_STUCK_LOG),
+        metricValue: '1',
+      });
+      alarm(
+        'stuck-verifications',
+        new Metric({
+          namespace: metricNamespace(stage.name),
+          metricName: 'StuckVerifications',
+          period,
+          statistic: 'Sum',
+        }),
+        1,
+        'A chain verification keeps failing: re-queued by the sweep again and again without progress',
+      );
+    }
 
     // Issue 32: a dependency that stalls or fails turns requests into 503s. Each such call is logged (WARN,
     // DEPENDENCY_UNAVAILABLE_LOG with its `dependency`); one metric per dependency counts them over every function.

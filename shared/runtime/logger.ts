@@ -34,3 +34,11 @@ export const TAMPERING_DETECTED_LOG = 'LEDGER_TAMPERING_DETECTED';
  * counts it (WitnessRefusals) and an alarm fires on one (lib/monitoring.ts): keep the text stable.
  */
 export const WITNESS_REFUSED_LOG = 'A witness refused a checkpoint: it holds another history of the log';
+
+/**
+ * Logged (ERROR) when the verification sweep re-queues a run for the VERIFY_STUCK_REQUEUES-th time or more
+ * without progress (shared/services/integrity/verification-sweep.ts): each delivery fails, and the sweep keeps
+ * trying once per stale period, but someone must look. A metric filter on the sweep's log group counts it
+ * (StuckVerifications) and an alarm fires on one (lib/monitoring.ts): keep the text stable.
+ */
+export const VERIFICATION_STUCK_LOG = 'A verification keeps failing: re-queued again without progress';

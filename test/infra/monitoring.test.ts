@@ -4,6 +4,7 @@ import {
   DEPENDENCY_UNAVAILABLE_LOG,
   TAMPERING_DETECTED_LOG,
   VERIFICATION_FAILED_LOG,
+  VERIFICATION_STUCK_LOG,
   WITNESS_REFUSED_LOG,
 } from '../../shared/runtime/logger.js';
 import {
@@ -258,6 +259,33 @@ describe('monitoring', () => {
         Namespace: 'GovernanceLedger/prod',
         MetricName: 'WitnessRefusals',
         Statistic: 'Sum',
+        Threshold: 1,
+        ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+        AlarmActions: [{ Ref: topicId }],
+      }),
+    );
+  });
+
+  it("counts stuck verifications from the verification sweep's log group and alarms on the first", () => {
+    const filters = Object.values(resources(template, 'AWS::Logs::MetricFilter')).filter(
+      (filter) => filter.Properties.MetricTransformations[0].MetricName === 'StuckVerifications',
+    );
+    expect(filters).toHaveLength(1);
+    const filter = filters[0]!;
+    expect(filter.Properties.FilterPattern).toBe(`{ $.message = "${VERIFICATION_STUCK_LOG}" }`);
+    const sweep = functionIdByDescription(
+      template,
+      WORKERS.find((w) => w.name === 'integrity-verify-sweep')!.description,
+    );
+    const functions = resources(template, 'AWS::Lambda::Function');
+    expect(referencedId(filter.Properties.LogGroupName)).toBe(
+      referencedId(functions[sweep]!.Properties.LoggingConfig.LogGroup),
+    );
+    const alarm = alarmsOf(template).find((a) => a.Properties.AlarmName === 'gls-prod-stuck-verifications')!;
+    expect(alarm.Properties).toEqual(
+      expect.objectContaining({
+        Namespace: 'GovernanceLedger/prod',
+        MetricName: 'StuckVerifications',
         Threshold: 1,
         ComparisonOperator: 'GreaterThanOrEqualToThreshold',
         AlarmActions: [{ Ref: topicId }],

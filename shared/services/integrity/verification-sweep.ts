@@ -9,7 +9,7 @@
 import { DependencyUnavailableError } from '../../errors.js';
 import { isoNow } from '../../ports/clock.js';
 import type { Deps } from '../../runtime/deps.js';
-import { logger } from '../../runtime/logger.js';
+import { logger, VERIFICATION_STUCK_LOG } from '../../runtime/logger.js';
 import { dropSweepEntry, getRun, markRequeued, staleRuns } from '../../store/integrity-store.js';
 import type { ContinueMessage } from './verification-runs.js';
 
@@ -29,6 +29,14 @@ export const VERIFY_REQUEUE_FAILED_LOG = 'Re-queuing a stalled verification fail
 
 /** Logged for every run the sweep re-queued. */
 export const VERIFY_REQUEUED_LOG = 'A verification without progress was re-queued';
+
+/**
+ * From this re-queue on (half an hour without progress at the default stale period), a run's re-queue is logged
+ * as VERIFICATION_STUCK_LOG (ERROR, alarmed) instead: its deliveries keep failing. The sweep goes on re-queuing it,
+ * as the cause may be an outage that outlasts the alarm; a run is never given up on, since a run abandoned
+ * would leave the firm's chain unverified without a word.
+ */
+export const VERIFY_STUCK_REQUEUES = 3;
 
 /** Runs handled at once. */
 const RUNS_AT_ONCE = 8;
@@ -91,11 +99,9 @@ async function requeueIfStale(
   if (run.updatedAt >= before) return 'fresh'; // progress saved since the index was read
   await deps.queue.send('integrity-verify', { firmId, verificationId: id } satisfies ContinueMessage);
   await markRequeued(deps, run, now);
-  logger.warn(VERIFY_REQUEUED_LOG, {
-    firmId,
-    verificationId: id,
-    lastProgressAt: run.updatedAt,
-    requeues: (run.requeues ?? 0) + 1,
-  });
+  const requeues = (run.requeues ?? 0) + 1;
+  const details = { firmId, verificationId: id, lastProgressAt: run.updatedAt, requeues };
+  if (requeues >= VERIFY_STUCK_REQUEUES) logger.error(VERIFICATION_STUCK_LOG, details);
+  else logger.warn(VERIFY_REQUEUED_LOG, details);
   return 'requeued';
 }

@@ -9,7 +9,7 @@ import { DependencyUnavailableError } from '../../../shared/errors.js';
 import { appendRecord } from '../../../shared/ledger-writer/append.js';
 import type { Queue, QueueName } from '../../../shared/ports/queue.js';
 import type { Deps } from '../../../shared/runtime/deps.js';
-import { logger, VERIFICATION_FAILED_LOG } from '../../../shared/runtime/logger.js';
+import { logger, VERIFICATION_FAILED_LOG, VERIFICATION_STUCK_LOG } from '../../../shared/runtime/logger.js';
 import {
   continueVerification,
   startVerification,
@@ -18,7 +18,9 @@ import {
 import { findVerification } from '../../../shared/services/integrity/verification-status.js';
 import {
   sweepStaleVerifications,
+  VERIFY_REQUEUED_LOG,
   VERIFY_STALE_MS,
+  VERIFY_STUCK_REQUEUES,
 } from '../../../shared/services/integrity/verification-sweep.js';
 import { indexAttributesOf } from '../../../shared/store/index-backfill.js';
 import { getRun, saveProgress } from '../../../shared/store/integrity-store.js';
@@ -254,6 +256,39 @@ describe('verification runs whose continuation the queue refused', () => {
     advance(60_000);
     expect(await sweepStaleVerifications(deps)).toEqual({ found: 1, requeued: 1, dropped: 0, failed: 0 });
     expect(queue.takeContinuations()).toEqual([{ firmId, verificationId: verification.id }]);
+  });
+
+  it('alarms on a run whose re-queues keep failing from the third on, and keeps re-queuing it', async () => {
+    const { deps, queue, advance, runItem } = setUp();
+    await chainOf(deps, 3);
+    queue.refusing = true;
+    const { verification } = await startVerification(deps, principal, {
+      inlineMaxRecords: 1,
+      budgetMs: 20_000,
+    });
+    queue.refusing = false;
+    const warn = jest.spyOn(logger, 'warn').mockImplementation(() => undefined);
+    const error = jest.spyOn(logger, 'error').mockImplementation(() => undefined);
+    try {
+      // Every delivery is lost (the worker never saves progress): one re-queue per stale period.
+      for (let requeues = 1; requeues <= VERIFY_STUCK_REQUEUES + 1; requeues++) {
+        advance(VERIFY_STALE_MS + 60_000);
+        expect(await sweepStaleVerifications(deps)).toMatchObject({ requeued: 1 });
+        expect(queue.takeContinuations()).toEqual([{ firmId, verificationId: verification.id }]);
+        expect(runItem(verification.id)).toMatchObject({ status: 'RUNNING', requeues });
+      }
+      const details = expect.objectContaining({ firmId, verificationId: verification.id });
+      expect(warn.mock.calls.filter(([m]) => m === VERIFY_REQUEUED_LOG)).toEqual(
+        Array.from({ length: VERIFY_STUCK_REQUEUES - 1 }, () => [VERIFY_REQUEUED_LOG, details]),
+      );
+      expect(error.mock.calls.filter(([m]) => m === VERIFICATION_STUCK_LOG)).toEqual([
+        [VERIFICATION_STUCK_LOG, expect.objectContaining({ requeues: VERIFY_STUCK_REQUEUES })],
+        [VERIFICATION_STUCK_LOG, expect.objectContaining({ requeues: VERIFY_STUCK_REQUEUES + 1 })],
+      ]);
+    } finally {
+      warn.mockRestore();
+      error.mockRestore();
+    }
   });
 
   it('takes a finished run out of the index instead of re-queuing it', async () => {
