@@ -43,9 +43,16 @@ export function tamperFlagItem(deps: Deps, flag: TamperFlag): TransactItem {
   };
 }
 
-/** Creates the flag; false when one already stands for that row (nothing is written). */
-export async function putTamperFlag(deps: Deps, flag: TamperFlag): Promise<boolean> {
-  const outcome = await writeConditionally(deps, [tamperFlagItem(deps, flag)]);
+/**
+ * Creates the flag, in one transaction with `conditions`; false when one already stands for that row or a
+ * condition failed (nothing is written).
+ */
+export async function putTamperFlag(
+  deps: Deps,
+  flag: TamperFlag,
+  conditions: readonly TransactItem[] = [],
+): Promise<boolean> {
+  const outcome = await writeConditionally(deps, [tamperFlagItem(deps, flag), ...conditions]);
   return outcome.status === 'committed';
 }
 

@@ -247,7 +247,7 @@ describe('the tamper watch', () => {
     expect(after.tampering.sequenceNumbers).toEqual([4]);
   });
 
-  it('a ledger whose head and rows are gone is reported, and never listed as empty', async () => {
+  it('a ledger whose head and rows are gone is reported, never listed as empty, and recovery clears it', async () => {
     const firm = await onboard();
     await appendRecords(firm, 3);
     await archived(firm);
@@ -289,5 +289,21 @@ describe('the tamper watch', () => {
       null,
     ]);
     expect(status.problems).toHaveLength(2);
+
+    // `ledgerctl recover ledger` writes the rows back from their copies and clears the flags of those it wrote.
+    const recovered = await ledgerctl(stack.dataDir, ['recover', 'ledger', '--firm', firm.firmId]);
+    expect(recovered.code).toBe(0);
+    expect(recovered.json).toMatchObject({ status: 'complete', recovered: 3, gaps: [], invalidCopies: [] });
+    expect(await backupStatus(firm)).toMatchObject({
+      healthy: true,
+      chainHeadMissing: false,
+      tampering: { detected: false, sequenceNumbers: [], more: false, flags: [] },
+      problems: [],
+    });
+    const { status: listedStatus, body: after } = await call(stack, 'GET', '/v1/ledger/records', {
+      key: firm.key,
+    });
+    expect(listedStatus).toBe(200);
+    expect(after.data).toEqual(before.data);
   });
 });

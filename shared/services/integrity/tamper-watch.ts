@@ -89,12 +89,15 @@ async function flagRow(
     detectedAt,
     detectionRecordId: null,
   };
+  // A removed row put back meanwhile (a restore or a recovery that committed since it was read) is not flagged:
+  // a recovery clears the flags of the rows it wrote only once it has written them all.
+  const rowStillGone = verdict.change === 'REMOVED' ? [rowStillAbsent(deps, firmId, sequenceNumber)] : [];
   // A chain without a head has nothing to append to: an append would start it again at 1, over the positions
   // the immutable copies hold. The flag then stands alone (no record, no webhook); the alarm still fires.
   const head = await readHead(deps, firmId);
   let created: boolean;
   let detectionRecordId: string | null = null;
-  if (head.sequenceNumber === 0) created = await putTamperFlag(deps, flag);
+  if (head.sequenceNumber === 0) created = await putTamperFlag(deps, flag, rowStillGone);
   else {
     const record = await appendUnlessRaced(
       deps,
@@ -110,11 +113,7 @@ async function flagRow(
           detectedAt,
         },
       },
-      (sealed) => [
-        tamperFlagItem(deps, { ...flag, detectionRecordId: sealed.id }),
-        // A removed row put back meanwhile (a restore that committed since it was read) is not flagged.
-        ...(verdict.change === 'REMOVED' ? [rowStillAbsent(deps, firmId, sequenceNumber)] : []),
-      ],
+      (sealed) => [tamperFlagItem(deps, { ...flag, detectionRecordId: sealed.id }), ...rowStillGone],
     );
     created = record !== LOST_RACE;
     if (record !== LOST_RACE) detectionRecordId = record.id;
