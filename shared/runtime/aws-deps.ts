@@ -126,7 +126,7 @@ export function createAwsDeps(): Deps {
         : (noteSigner ??= noteSignerOf(
             withSignLimits(
               new KmsNoteSigner(
-                sharedClient(async () => new (await import('@aws-sdk/client-kms')).KMSClient({})),
+                sharedClient(async () => new (await import('@aws-sdk/client-kms')).KMSClient(clientBudget)),
                 requireEnv(ENV.checkpointKeyId),
               ),
             ),

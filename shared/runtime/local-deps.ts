@@ -99,7 +99,8 @@ export function createLocalDeps(options: {
   // The same budgets as in AWS (issue 32): the DynamoDB client's timeouts and retries, every call's budget.
   const budgets = options.budgets ?? dependencyBudgets();
   const faults = options.faults;
-  const signerOf = (local: LocalSigner) =>
+  // Both keys (the ledger's and the log's checkpoint key) are KMS keys in AWS: the same budget, fault and limits.
+  const signerOf = (local: Signer) =>
     new ThrottledSigner(
       new BoundedSigner(faults ? new FaultySigner(local, faults) : local, budgets, isThrottling),
       signerLimits(),
@@ -130,9 +131,7 @@ export function createLocalDeps(options: {
       }
       return found;
     },
-    noteSigner: noteSignerOf(
-      new ThrottledSigner(new LocalNoteSigner(paths.checkpointKey, signerOptions), signerLimits()),
-    ),
+    noteSigner: noteSignerOf(signerOf(new LocalNoteSigner(paths.checkpointKey, signerOptions))),
     objects: new BoundedObjectStore(faults ? new FaultyObjectStore(objects, faults) : objects, budgets),
     queue: new BoundedQueue(faults ? new FaultyQueue(queue, faults) : queue, budgets),
     clock: systemClock,
