@@ -1,3 +1,4 @@
+import { setFlagsFromString } from 'node:v8';
 import type { Worker } from 'node:worker_threads';
 import type { QueueName } from '../../ports/queue.js';
 import { logger } from '../../runtime/logger.js';
@@ -59,6 +60,16 @@ export interface InstancePoolStats {
 
 // The instances run the TypeScript sources, as the main thread does under tsx (./typescript-worker.ts).
 const ENTRY = new URL('./lambda-instance.ts', import.meta.url).href;
+
+/**
+ * Each instance's young generation is its full size from the start (semi-spaces of 16 MiB, V8's default maximum
+ * on 64-bit): a Lambda execution environment's memory is fixed when it starts. Left to grow, V8 widens the
+ * semi-spaces over the first ten minutes or so of steady load, about 15 MiB an instance, which a soak reads as
+ * the stack's memory growing (docs/benchmarks.md, Soak). V8's flags are the process's; an isolate reads this one
+ * when it is created, so it applies to every instance started after it.
+ */
+const INSTANCE_SEMI_SPACE_MB = 16;
+setFlagsFromString(`--min-semi-space-size=${INSTANCE_SEMI_SPACE_MB}`);
 
 /**
  * The embedded stack's Lambda-like concurrency: worker threads, each an isolated instance with its own module
