@@ -1,4 +1,5 @@
-import { Duration, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
+import { ArnFormat, Duration, RemovalPolicy, Stack, Token, type StackProps } from 'aws-cdk-lib';
+import { BackupPlan, BackupPlanRule, BackupResource, BackupVault } from 'aws-cdk-lib/aws-backup';
 import {
   AttributeType,
   BillingMode,
@@ -7,6 +8,7 @@ import {
   Table,
   TableEncryption,
 } from 'aws-cdk-lib/aws-dynamodb';
+import { Schedule } from 'aws-cdk-lib/aws-events';
 import { AnyPrincipal, Effect, Grant, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import {
@@ -47,7 +49,8 @@ export interface DataProps {
   indexLimit?: number;
   /**
    * Replicate the immutable bucket to this bucket of another region (`-c replicaRegion=…`, ImmutableReplicaStack):
-   * every new object version, with its Object Lock retention. @default no replica
+   * every new object version, with its Object Lock retention; and copy the tables' backups to that region's
+   * backup vault (TABLE_BACKUPS). @default no replica
    */
   replica?: { bucketName: string; region: string };
 }
@@ -91,6 +94,7 @@ export class Data extends Construct {
       objectLockDefaultRetention: ObjectLockRetention.compliance(Duration.days(retentionDays)),
       ...(props.replica ? replication(this, props.replica) : {}),
     });
+    if (props.replica) this.backUpTablesTo(stage, props.replica.region);
     if (props.replica)
       grantReplication(
         this.node.findChild('ImmutableReplicationRole') as Role,
@@ -307,6 +311,54 @@ export class Data extends Construct {
       );
   }
 
+  /**
+   * AWS Backup plans for the two tables, each backup copied to the replica region's vault (TABLE_BACKUPS), so a
+   * lost region does not take the main table's firms, users and keys with it (docs/operations.md §7).
+   */
+  private backUpTablesTo(stage: StageSettings, replicaRegion: string): void {
+    const vault = new BackupVault(this, 'TableBackupVault', {
+      backupVaultName: `gls-${stage.name}-tables`,
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+    const replicaVault = BackupVault.fromBackupVaultArn(
+      this,
+      'TableBackupReplicaVault',
+      Stack.of(this).formatArn({
+        service: 'backup',
+        region: replicaRegion,
+        resource: 'backup-vault',
+        resourceName: tableBackupReplicaVaultName(stage.name),
+        arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+      }),
+    );
+    for (const [name, table] of [
+      ['main', this.mainTable],
+      ['ledger', this.ledgerTable],
+    ] as const) {
+      const { schedule, keepDays } = TABLE_BACKUPS[name];
+      const plan = new BackupPlan(this, `${name === 'main' ? 'Main' : 'Ledger'}TableBackupPlan`, {
+        backupPlanName: `gls-${stage.name}-${name}-table`,
+        backupVault: vault,
+      });
+      plan.addRule(
+        new BackupPlanRule({
+          ruleName: `${name}-to-${replicaRegion}`,
+          scheduleExpression: schedule,
+          startWindow: Duration.hours(1),
+          completionWindow: Duration.hours(4),
+          deleteAfter: Duration.days(keepDays),
+          copyActions: [{ destinationBackupVault: replicaVault, deleteAfter: Duration.days(keepDays) }],
+        }),
+      );
+      const selection = plan.addSelection('Table', { resources: [BackupResource.fromDynamoDbTable(table)] });
+      acknowledge(
+        selection,
+        'IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSBackupServiceRolePolicyForBackup]',
+        "AWS Backup's own service-role policy, which AWS maintains as the services it backs up change; the selection limits it to this table.",
+      );
+    }
+  }
+
   private grantOnLedgerTable(fn: LambdaFunction, ...actions: string[]): Grant {
     // The table itself only: writes never target an index.
     return Grant.addToPrincipal({ grantee: fn, actions, resourceArns: [this.ledgerTable.tableArn] });
@@ -344,6 +396,24 @@ function definition(name: TableDefinition['name']): TableDefinition {
   const def = TABLES.find((table) => table.name === name);
   if (!def) throw new Error(`shared/store/tables.ts describes no ${name} table`);
   return def;
+}
+
+/**
+ * How often each table is backed up (AWS Backup, copied to the replica region) and how long a backup is kept, in
+ * both regions. The main table (firms, users, API keys, settings, governance items: nothing else holds them)
+ * hourly: a lost region loses at most the last hour of it. The ledger table daily: its records reach the
+ * replica bucket within 15 minutes and `ledgerctl recover ledger` rebuilds them from there; the daily copy brings
+ * back the rest (the log's checkpoints and cosignatures). A DynamoDB backup is a full copy, so hourly copies of
+ * the ledger would cost 24 times a daily one for nothing the replica bucket lacks.
+ */
+export const TABLE_BACKUPS = {
+  main: { schedule: Schedule.cron({ minute: '0' }), keepDays: 7 },
+  ledger: { schedule: Schedule.cron({ minute: '30', hour: '3' }), keepDays: 35 },
+} as const;
+
+/** The replica region's backup vault for the tables' copies: derived, like the replica bucket's name. */
+export function tableBackupReplicaVaultName(stage: string): string {
+  return `gls-${stage}-tables-replica`;
 }
 
 /** The replica bucket's name in its region: derived, so the primary stack names it without a cross-stack reference. */
@@ -404,17 +474,18 @@ function grantReplication(role: Role, source: Bucket, replicaBucketName: string)
       resources: [source.arnForObjects('*')],
     }),
   );
+  const { partition } = Stack.of(role);
   role.addToPolicy(
     new PolicyStatement({
       actions: ['s3:ReplicateObject', 's3:ReplicateTags', 's3:ObjectOwnerOverrideToBucketOwner'],
-      resources: [`arn:${Stack.of(role).partition}:s3:::${replicaBucketName}/*`],
+      resources: [`arn:${partition}:s3:::${replicaBucketName}/*`],
     }),
   );
-  acknowledge(
-    role,
-    'IAM5',
-    'S3 replication reads every object version of the immutable bucket and writes every key of its replica: object-level wildcards by nature.',
-  );
+  const reason =
+    'S3 replication reads every object version of the immutable bucket and writes every key of its replica: object-level wildcards by nature.';
+  acknowledge(role, wildcardUnder(role, source, '/*'), reason);
+  const replicaPartition = Token.isUnresolved(partition) ? '<AWS::Partition>' : partition;
+  acknowledge(role, `IAM5[Resource::arn:${replicaPartition}:s3:::${replicaBucketName}/*]`, reason);
 }
 
 export interface ImmutableReplicaStackProps extends StackProps {
@@ -457,5 +528,10 @@ export class ImmutableReplicaStack extends Stack {
       'S1',
       'Object-level access is audited with CloudTrail S3 data events, as for the primary immutable bucket.',
     );
+    // The tables' backups, copied here from the primary region by its backup plans (Data.backUpTablesTo).
+    new BackupVault(this, 'TableBackupReplicaVault', {
+      backupVaultName: tableBackupReplicaVaultName(stage.name),
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
   }
 }

@@ -3,8 +3,8 @@ import type { IConstruct } from 'constructs';
 
 /**
  * Acknowledged findings of cdk-nag's AwsSolutions pack (test/infra/nag.test.ts runs it with zero
- * unacknowledged errors). Each acknowledgement sits next to the construct or grant it is about, carries
- * the reason a security reviewer asked for, and is listed in docs/deploy.md ("Security review").
+ * unacknowledged errors, its replica region's stacks included). Each acknowledgement sits next to the construct
+ * or grant it is about and carries the reason a security reviewer asked for: `grep -rn acknowledge lib/` lists them.
  * Acknowledging needs only aws-cdk-lib, so the stack does not depend on cdk-nag at run time.
  */
 export function acknowledge(scope: IConstruct, rule: string, reason: string): void {

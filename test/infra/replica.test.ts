@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import type { Stack } from 'aws-cdk-lib';
 import { App } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
+import { TABLE_BACKUPS, tableBackupReplicaVaultName } from '../../lib/data.js';
 import { GovernanceLedgerStack } from '../../lib/stack.js';
 import { synthTemplates, TEST_ENV } from './synth.js';
 
@@ -114,6 +115,53 @@ describe('disaster recovery', () => {
     const keyReplicas = Template.fromStack(keys!);
     keyReplicas.resourceCountIs('AWS::KMS::ReplicaKey', 1);
     keyReplicas.hasResource('AWS::KMS::ReplicaKey', { DeletionPolicy: 'Retain' });
+  });
+
+  it('with -c replicaRegion: each table is backed up on its schedule, and every backup copied to a vault there', () => {
+    const { root, bucket } = synthWithReplica({ replicaRegion: 'eu-west-1' });
+    const replica = Template.fromStack(bucket!);
+    replica.hasResource('AWS::Backup::BackupVault', {
+      Properties: { BackupVaultName: tableBackupReplicaVaultName('dev') },
+      DeletionPolicy: 'Retain',
+    });
+    root.hasResource('AWS::Backup::BackupVault', {
+      Properties: { BackupVaultName: 'gls-dev-tables' },
+      DeletionPolicy: 'Retain',
+    });
+    const replicaVaultArn = `arn:aws:backup:eu-west-1:${TEST_ENV.account}:backup-vault:gls-dev-tables-replica`;
+    const tables = root.findResources('AWS::DynamoDB::Table');
+    const tableId = (name: string) =>
+      Object.keys(tables).find((id) => tables[id]!.Properties.TableName === `gls-dev-${name}`)!;
+    for (const [name, backups] of Object.entries(TABLE_BACKUPS)) {
+      root.hasResourceProperties('AWS::Backup::BackupPlan', {
+        BackupPlan: {
+          BackupPlanName: `gls-dev-${name}-table`,
+          BackupPlanRule: [
+            Match.objectLike({
+              ScheduleExpression: backups.schedule.expressionString,
+              Lifecycle: { DeleteAfterDays: backups.keepDays },
+              CopyActions: [
+                {
+                  DestinationBackupVaultArn: replicaVaultArn,
+                  Lifecycle: { DeleteAfterDays: backups.keepDays },
+                },
+              ],
+            }),
+          ],
+        },
+      });
+      root.hasResourceProperties('AWS::Backup::BackupSelection', {
+        BackupSelection: Match.objectLike({
+          Resources: [{ 'Fn::GetAtt': [tableId(name), 'Arn'] }],
+        }),
+      });
+    }
+    expect(TABLE_BACKUPS.main.schedule.expressionString).toBe('cron(0 * * * ? *)');
+    root.resourceCountIs('AWS::Backup::BackupPlan', 2);
+  });
+
+  it('without a replica region, no backup plan (point-in-time recovery covers the region)', () => {
+    synthWithReplica({}).root.resourceCountIs('AWS::Backup::BackupPlan', 0);
   });
 
   it('an existing stage keeps its single-Region keys: only keys from multiRegionKeysFrom on are multi-Region and replicated', () => {
