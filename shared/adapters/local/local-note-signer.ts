@@ -42,7 +42,7 @@ export class LocalNoteSigner implements Signer {
       throw new ThrottlingException();
     }
     if (latencyMs > 0) await new Promise((resolve) => setTimeout(resolve, latencyMs));
-    quota?.countSigned();
+    quota?.countSigned(true);
     return sign(null, message, this.privateKey);
   }
 

@@ -4,20 +4,27 @@
  * per-account request quota. Created by the main thread; instances attach to its buffer.
  *
  * Layout (BigInt64Array): sign calls served, sign calls throttled, the rate (calls per second, 0 = unlimited),
- * and the rate limiter's theoretical arrival time in microseconds (GCRA, the generic cell rate algorithm: a
- * token bucket of one second's worth of calls kept as one number, so a compare-and-swap updates it without a lock).
+ * the rate limiter's theoretical arrival time in microseconds (GCRA, the generic cell rate algorithm: a token
+ * bucket of one second's worth of calls kept as one number, so a compare-and-swap updates it without a lock), and
+ * the checkpoint key's sign calls served (counted in the first slot too).
  */
 const SIGNED = 0;
 const THROTTLED = 1;
 const RATE = 2;
 const ARRIVAL = 3;
-const SLOTS = 4;
+const NOTE_SIGNED = 4;
+const SLOTS = 5;
 
 export interface SignCounts {
-  /** Sign calls that produced a signature. */
+  /** Sign calls that produced a signature, with either key. */
   signCalls: number;
   /** Sign calls refused with ThrottlingException. */
   signThrottled: number;
+  /**
+   * Of signCalls, those of the log's checkpoint key (Ed25519). Each checkpoint is signed once with it and once
+   * with the ledger key (shared/services/log-checkpoint.ts), so the records' own Signs are signCalls − 2 × these.
+   */
+  checkpointSignCalls: number;
 }
 
 export class SignerQuota {
@@ -61,8 +68,10 @@ export class SignerQuota {
     }
   }
 
-  countSigned(): void {
+  /** Counts a Sign served; `checkpointKey` for the log's checkpoint key. */
+  countSigned(checkpointKey = false): void {
     Atomics.add(this.cells, SIGNED, 1n);
+    if (checkpointKey) Atomics.add(this.cells, NOTE_SIGNED, 1n);
   }
 
   countThrottled(): void {
@@ -73,6 +82,7 @@ export class SignerQuota {
     return {
       signCalls: Number(Atomics.load(this.cells, SIGNED)),
       signThrottled: Number(Atomics.load(this.cells, THROTTLED)),
+      checkpointSignCalls: Number(Atomics.load(this.cells, NOTE_SIGNED)),
     };
   }
 }

@@ -31,7 +31,7 @@ describe('SignerQuota', () => {
     quota.countSigned();
     other.countSigned();
     other.countThrottled();
-    expect(quota.counts()).toEqual({ signCalls: 2, signThrottled: 1 });
+    expect(quota.counts()).toEqual({ signCalls: 2, signThrottled: 1, checkpointSignCalls: 0 });
   });
 });
 
