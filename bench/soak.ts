@@ -280,8 +280,12 @@ interface Minute {
   unexpected: Record<string, number>;
   dropped: number;
   latencies: number[];
+  /** The minute's latencies by operation (the per-operation p99 table: which one drifts). */
+  byOp: Partial<Record<OpName, number[]>>;
   p50: number;
   p99: number;
+  /** The machine's 1-minute load average at the minute's end: other load on the shared machine shows here. */
+  load: number;
   stackRss: number;
   stackPids: number;
   dynamoRss: number;
@@ -336,8 +340,10 @@ function newMinute(minute: number): Minute {
     unexpected: {},
     dropped: 0,
     latencies: [],
+    byOp: {},
     p50: Number.NaN,
     p99: Number.NaN,
+    load: Number.NaN,
     stackRss: Number.NaN,
     stackPids: 0,
     dynamoRss: Number.NaN,
@@ -408,6 +414,7 @@ async function soak(stack: EmbeddedStack, deps: Deps, firms: FirmState[], rate: 
       minutes[minute]!.transients = counts;
       minutes[minute]!.transientsMs = performance.now() - began;
       const m = minutes[minute]!;
+      m.load = loadavg()[0]!;
       const stackHeap = await stackMemory(stack.baseUrl);
       if (stackHeap) m.memory = stackHeap;
       const heaps = stackHeap && heapsTogether(stackHeap);
@@ -442,6 +449,7 @@ async function soak(stack: EmbeddedStack, deps: Deps, firms: FirmState[], rate: 
         inFlight--;
         const latency = performance.now() - due;
         minute.latencies.push(latency);
+        (minute.byOp[op] ??= []).push(latency);
         const perOp = opLatencies.get(op) ?? [];
         perOp.push(latency);
         opLatencies.set(op, perOp);
@@ -602,6 +610,15 @@ function report(
         .map(([op, l]) => `${op} ${l.length}, ${fixed(percentile(l, 0.5))} / ${fixed(percentile(l, 0.99))}`)
         .join('; '),
     '',
+    "p99 ms by operation and minute, and the machine's load average at the minute's end:",
+    '',
+    `| Min | ${[...opLatencies.keys()].join(' | ')} | load |`,
+    `|---:|${[...opLatencies.keys()].map(() => '---:').join('|')}|---:|`,
+    ...minutes.map(
+      (m) =>
+        `| ${m.minute + 1} | ${[...opLatencies.keys()].map((op) => fixed(percentile(m.byOp[op] ?? [], 0.99), 0)).join(' | ')} | ${fixed(m.load, 2)} |`,
+    ),
+    '',
     ...minutes
       .filter((m) => Object.keys(m.unexpected).length > 0)
       .map((m) => `Minute ${m.minute + 1}, answers other than 2xx: ${JSON.stringify(m.unexpected)}`),
@@ -662,7 +679,11 @@ async function main(): Promise<number> {
           },
           capacity,
           rate,
-          minutes: minutes.map(({ latencies, ...minute }) => ({ ...minute, requests: latencies.length })),
+          minutes: minutes.map(({ latencies, byOp, ...minute }) => ({
+            ...minute,
+            requests: latencies.length,
+            p99ByOp: Object.fromEntries(Object.entries(byOp).map(([op, l]) => [op, percentile(l, 0.99)])),
+          })),
           operations: Object.fromEntries(
             [...opLatencies].map(([op, l]) => [
               op,
