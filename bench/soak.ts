@@ -39,7 +39,7 @@ import { intEnv } from '../shared/runtime/config.js';
 import type { Deps } from '../shared/runtime/deps.js';
 import { createLocalDeps } from '../shared/runtime/local-deps.js';
 import { incidentBody } from './lib/incident-requests.js';
-import { percentile } from './lib/measure.js';
+import { cpuSeconds, percentile, treeCpuSeconds } from './lib/measure.js';
 import { treeMemory } from './lib/process-memory.js';
 import { createFirm, isRunning, startStack, type EmbeddedStack, type OnboardedFirm } from './lib/stack.js';
 import { countFirmTransients, scanTransients, type TransientCounts } from './lib/transient-items.js';
@@ -286,6 +286,9 @@ interface Minute {
   p99: number;
   /** The machine's 1-minute load average at the minute's end: other load on the shared machine shows here. */
   load: number;
+  /** CPU seconds the minute took in the stack's processes and in DynamoDB Local: who slows down as data grows. */
+  stackCpu: number;
+  dynamoCpu: number;
   stackRss: number;
   stackPids: number;
   dynamoRss: number;
@@ -344,6 +347,8 @@ function newMinute(minute: number): Minute {
     p50: Number.NaN,
     p99: Number.NaN,
     load: Number.NaN,
+    stackCpu: Number.NaN,
+    dynamoCpu: Number.NaN,
     stackRss: Number.NaN,
     stackPids: 0,
     dynamoRss: Number.NaN,
@@ -393,9 +398,18 @@ async function soak(stack: EmbeddedStack, deps: Deps, firms: FirmState[], rate: 
   let keysCounted = 0;
   let keysFound = 0;
   let keysExpired = 0;
+  const cpuNow = () => {
+    const java = dynamoPid(stack);
+    return { stack: treeCpuSeconds(stack.pid, [java]), dynamo: cpuSeconds(java) };
+  };
   const counter = (async () => {
+    let cpuBefore = cpuNow();
     for (let minute = 0; minute < MINUTES; minute++) {
       await sleep(start + (minute + 1) * MINUTE_MS - performance.now());
+      const cpuAfter = cpuNow();
+      minutes[minute]!.stackCpu = cpuAfter.stack - cpuBefore.stack;
+      minutes[minute]!.dynamoCpu = cpuAfter.dynamo - cpuBefore.dynamo;
+      cpuBefore = cpuAfter;
       const began = performance.now();
       // Only the keys sent since the last count are looked up, so the count's cost does not grow with the run
       // (which would load the last minutes more than the first); the totals add up.
@@ -610,13 +624,15 @@ function report(
         .map(([op, l]) => `${op} ${l.length}, ${fixed(percentile(l, 0.5))} / ${fixed(percentile(l, 0.99))}`)
         .join('; '),
     '',
-    "p99 ms by operation and minute, and the machine's load average at the minute's end:",
+    'p99 ms by operation and minute; CPU ms per request the minute took in the stack and in DynamoDB Local; ' +
+      "the machine's load average at the minute's end:",
     '',
-    `| Min | ${[...opLatencies.keys()].join(' | ')} | load |`,
-    `|---:|${[...opLatencies.keys()].map(() => '---:').join('|')}|---:|`,
+    `| Min | ${[...opLatencies.keys()].join(' | ')} | stack CPU ms / req | DynamoDB Local CPU ms / req | load |`,
+    `|---:|${[...opLatencies.keys()].map(() => '---:').join('|')}|---:|---:|---:|`,
     ...minutes.map(
       (m) =>
-        `| ${m.minute + 1} | ${[...opLatencies.keys()].map((op) => fixed(percentile(m.byOp[op] ?? [], 0.99), 0)).join(' | ')} | ${fixed(m.load, 2)} |`,
+        `| ${m.minute + 1} | ${[...opLatencies.keys()].map((op) => fixed(percentile(m.byOp[op] ?? [], 0.99), 0)).join(' | ')} | ` +
+        `${fixed((1000 * m.stackCpu) / m.scheduled)} | ${fixed((1000 * m.dynamoCpu) / m.scheduled)} | ${fixed(m.load, 2)} |`,
     ),
     '',
     ...minutes
