@@ -104,6 +104,36 @@ export class Monitoring extends Construct {
       this.alarms.push(created);
       return created;
     };
+    /**
+     * A metric counting one ERROR line that one worker logs, from that worker's log group, and an alarm on its
+     * first occurrence (when the stack has the worker). Returns the metric, for the dashboard.
+     */
+    const alarmOnWorkerLog = (
+      worker: string,
+      metricName: string,
+      message: string,
+      alarmId: string,
+      description: string,
+    ): Metric => {
+      const metric = new Metric({
+        namespace: metricNamespace(stage.name),
+        metricName,
+        period,
+        statistic: 'Sum',
+      });
+      const fn = props.functions.get(worker);
+      if (fn) {
+        new MetricFilter(this, metricName, {
+          logGroup: fn.logGroup,
+          metricNamespace: metricNamespace(stage.name),
+          metricName,
+          filterPattern: FilterPattern.stringValue('$.message', '=', message),
+          metricValue: '1',
+        });
+        alarm(alarmId, metric, 1, description);
+      }
+      return metric;
+    };
 
     // HTTP API: share of 5xx answers, and p99 latency as the client sees it.
     const requests = httpApi.metricCount({ period, statistic: 'Sum' });
@@ -184,29 +214,14 @@ export class Monitoring extends Construct {
       });
     }
     alarm('failed-verifications', failedVerifications, 1, 'A chain verification found broken records');
-    // A verification the sweep keeps re-queuing without progress (issue 32): counted from the ERROR line the
-    // integrity-verify-sweep worker logs, in its own log group.
-    const verifySweep = props.functions.get('integrity-verify-sweep');
-    if (verifySweep) {
-      new MetricFilter(this, 'StuckVerifications', {
-        logGroup: verifySweep.logGroup,
-        metricNamespace: metricNamespace(stage.name),
-        metricName: 'StuckVerifications',
-        filterPattern: FilterPattern.stringValue('$.message', '=', VERIFICATION_STUCK_LOG),
-        metricValue: '1',
-      });
-      alarm(
-        'stuck-verifications',
-        new Metric({
-          namespace: metricNamespace(stage.name),
-          metricName: 'StuckVerifications',
-          period,
-          statistic: 'Sum',
-        }),
-        1,
-        'A chain verification keeps failing: re-queued by the sweep again and again without progress',
-      );
-    }
+    // A verification the sweep keeps re-queuing without progress (issue 32).
+    alarmOnWorkerLog(
+      'integrity-verify-sweep',
+      'StuckVerifications',
+      VERIFICATION_STUCK_LOG,
+      'stuck-verifications',
+      'A chain verification keeps failing: re-queued by the sweep again and again without progress',
+    );
 
     // Issue 32: a dependency that stalls or fails turns requests into 503s. Each such call is logged (WARN,
     // DEPENDENCY_UNAVAILABLE_LOG with its `dependency`); one metric per dependency counts them over every function.
@@ -305,30 +320,14 @@ export class Monitoring extends Construct {
       1,
       'LEDGER_TAMPERING_DETECTED: a ledger row was changed or removed outside the service (see backup-status)',
     );
-    // A witness refused a checkpoint (422): it holds another history of a firm's log. Counted from the ERROR line
-    // the log-witness worker logs, in the log group of the function that logs it.
-    const witnessRefusals = new Metric({
-      namespace: metricNamespace(stage.name),
-      metricName: 'WitnessRefusals',
-      period,
-      statistic: 'Sum',
-    });
-    const witnessWorker = props.functions.get('log-witness');
-    if (witnessWorker) {
-      new MetricFilter(this, 'WitnessRefusals', {
-        logGroup: witnessWorker.logGroup,
-        metricNamespace: metricNamespace(stage.name),
-        metricName: 'WitnessRefusals',
-        filterPattern: FilterPattern.stringValue('$.message', '=', WITNESS_REFUSED_LOG),
-        metricValue: '1',
-      });
-      alarm(
-        'witness-refusals',
-        witnessRefusals,
-        1,
-        'A witness refused a checkpoint (bad consistency proof): it saw another history of a firm’s log',
-      );
-    }
+    // A witness refused a checkpoint (422): it holds another history of a firm's log.
+    const witnessRefusals = alarmOnWorkerLog(
+      'log-witness',
+      'WitnessRefusals',
+      WITNESS_REFUSED_LOG,
+      'witness-refusals',
+      'A witness refused a checkpoint (bad consistency proof): it saw another history of a firm’s log',
+    );
 
     this.dashboard = new Dashboard(this, 'Dashboard', {
       dashboardName: `gls-${stage.name}-${Stack.of(this).region}`,
