@@ -5,13 +5,13 @@ import { join } from 'node:path';
 import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import { FsObjectStore } from '../../../shared/adapters/local/fs-object-store.js';
 import { LocalSigner } from '../../../shared/adapters/local/local-signer.js';
-import { appendRecord } from '../../../shared/ledger-writer/append.js';
 import { systemClock } from '../../../shared/ports/clock.js';
 import type { Deps } from '../../../shared/runtime/deps.js';
 import { logger, TAMPERING_DETECTED_LOG } from '../../../shared/runtime/logger.js';
 import { judgeLedgerChange } from '../../../shared/services/integrity/tamper-watch.js';
 import { keys } from '../../../shared/store/keys.js';
 import { standingTamperFlags } from '../../../shared/store/tamper-store.js';
+import { chainOf } from '../../support/chain-of.js';
 import { memoryStore } from '../../support/memory-store.js';
 
 /**
@@ -44,16 +44,6 @@ function setUp() {
   return { ...store, onCopyRead: (hook: () => void) => void (afterCopyRead = hook) };
 }
 
-async function chainOf(deps: Deps, n: number): Promise<void> {
-  for (let i = 0; i < n; i++)
-    await appendRecord(deps, {
-      firmId,
-      eventType: 'INCIDENT_LOGGED',
-      actor: { id: 'usr_1', name: 'Ann', fcaRef: null },
-      documentMetadata: { n: i },
-    });
-}
-
 async function lose(deps: Deps, key: { pk: string; sk: string }): Promise<void> {
   await deps.db.send(new DeleteCommand({ TableName: deps.tables.ledger, Key: key }));
 }
@@ -63,7 +53,7 @@ const removal = (key: { pk: string; sk: string }) => ({ eventName: 'REMOVE', ...
 describe('the tamper watch on a ledger without a head', () => {
   it('flags a removed row that is still gone, with no detection record to append to', async () => {
     const { deps } = setUp();
-    await chainOf(deps, 3);
+    await chainOf(deps, firmId, 3);
     await lose(deps, keys.ledgerHead(firmId));
     await lose(deps, keys.ledgerRecord(firmId, 2));
 
@@ -85,7 +75,7 @@ describe('the tamper watch on a ledger without a head', () => {
 
   it('does not flag a row put back between its read and the flag, as a recovery running beside it does', async () => {
     const { deps, item, put, onCopyRead } = setUp();
-    await chainOf(deps, 3);
+    await chainOf(deps, firmId, 3);
     const row = item('ledger', keys.ledgerRecord(firmId, 2))!;
     await lose(deps, keys.ledgerHead(firmId));
     await lose(deps, keys.ledgerRecord(firmId, 2));

@@ -6,7 +6,6 @@ import { FsObjectStore } from '../../../shared/adapters/local/fs-object-store.js
 import { LocalSigner } from '../../../shared/adapters/local/local-signer.js';
 import type { Principal } from '../../../shared/domain/auth/principal.js';
 import { DependencyUnavailableError } from '../../../shared/errors.js';
-import { appendRecord } from '../../../shared/ledger-writer/append.js';
 import type { Queue, QueueName } from '../../../shared/ports/queue.js';
 import type { Deps } from '../../../shared/runtime/deps.js';
 import { logger, VERIFICATION_FAILED_LOG, VERIFICATION_STUCK_LOG } from '../../../shared/runtime/logger.js';
@@ -26,6 +25,7 @@ import { indexAttributesOf } from '../../../shared/store/index-backfill.js';
 import { getRun, saveProgress } from '../../../shared/store/integrity-store.js';
 import { keys } from '../../../shared/store/keys.js';
 import { readHead } from '../../../shared/store/ledger-store.js';
+import { chainOf } from '../../support/chain-of.js';
 import { memoryStore } from '../../support/memory-store.js';
 
 /**
@@ -78,24 +78,13 @@ function setUp() {
   };
 }
 
-/** Appends `n` records to the firm's chain through the ledger writer. */
-async function chainOf(deps: Deps, n: number): Promise<void> {
-  for (let i = 0; i < n; i++)
-    await appendRecord(deps, {
-      firmId,
-      eventType: 'INCIDENT_LOGGED',
-      actor: { id: 'usr_1', name: 'Ann', fcaRef: null },
-      documentMetadata: { n: i },
-    });
-}
-
 /** Verification of a 5-record chain checking 2 inline: the rest must continue on the queue. */
 const limits = { inlineMaxRecords: 2, budgetMs: 20_000 };
 
 describe('verification runs whose continuation the queue refused', () => {
   it('answers the run RUNNING (not an error), and the sweep re-queues it after the stale period; it then completes', async () => {
     const { deps, queue, advance, runItem } = setUp();
-    await chainOf(deps, 5);
+    await chainOf(deps, firmId, 5);
 
     queue.refusing = true;
     const started = await startVerification(deps, principal, limits);
@@ -141,11 +130,11 @@ describe('verification runs whose continuation the queue refused', () => {
 
   it('re-queues an incremental run and its background full run, neither of which the queue took', async () => {
     const { deps, queue, advance } = setUp();
-    await chainOf(deps, 5);
+    await chainOf(deps, firmId, 5);
     // A first, complete verification leaves a checkpoint at 5 (its CHAIN_VERIFIED record is 6).
     const first = await startVerification(deps, principal, { inlineMaxRecords: 100, budgetMs: 20_000 });
     expect(first.verification.status).toBe('COMPLETED');
-    await chainOf(deps, 3);
+    await chainOf(deps, firmId, 3);
 
     queue.refusing = true;
     const { verification } = await startVerification(deps, principal, limits);
@@ -221,7 +210,7 @@ describe('verification runs whose continuation the queue refused', () => {
 
   it('leaves a run alone that saved progress recently, however long ago it started', async () => {
     const { deps, queue, advance, runItem } = setUp();
-    await chainOf(deps, 5);
+    await chainOf(deps, firmId, 5);
     queue.refusing = true;
     const { verification } = await startVerification(deps, principal, {
       inlineMaxRecords: 1,
@@ -243,7 +232,7 @@ describe('verification runs whose continuation the queue refused', () => {
 
   it('keeps a run for the next sweep when the queue refuses the re-queue too', async () => {
     const { deps, queue, advance } = setUp();
-    await chainOf(deps, 3);
+    await chainOf(deps, firmId, 3);
     queue.refusing = true;
     const { verification } = await startVerification(deps, principal, {
       inlineMaxRecords: 1,
@@ -260,7 +249,7 @@ describe('verification runs whose continuation the queue refused', () => {
 
   it('alarms on a run whose re-queues keep failing from the third on, and keeps re-queuing it', async () => {
     const { deps, queue, advance, runItem } = setUp();
-    await chainOf(deps, 3);
+    await chainOf(deps, firmId, 3);
     queue.refusing = true;
     const { verification } = await startVerification(deps, principal, {
       inlineMaxRecords: 1,
