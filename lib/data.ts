@@ -94,13 +94,14 @@ export class Data extends Construct {
       objectLockDefaultRetention: ObjectLockRetention.compliance(Duration.days(retentionDays)),
       ...(props.replica ? replication(this, props.replica) : {}),
     });
-    if (props.replica) this.backUpTablesTo(stage, props.replica.region);
-    if (props.replica)
+    if (props.replica) {
       grantReplication(
         this.node.findChild('ImmutableReplicationRole') as Role,
         this.immutableBucket,
         props.replica.bucketName,
       );
+      this.backUpTablesTo(stage, props.replica.region);
+    }
     // Object Lock keeps locked versions, but a plain DeleteObject would still hide a record behind a delete
     // marker; deny every delete to every principal as well.
     this.immutableBucket.addToResourcePolicy(
