@@ -70,6 +70,9 @@ const MINUTE_MS = 60_000;
 const TSX_HELPER = /\/esbuild --service/;
 
 const fixed = (value: number, digits = 1) => (Number.isFinite(value) ? value.toFixed(digits) : '–');
+/** One of the minute's DynamoDB counters per request scheduled in it. */
+const perRequest = (m: { scheduled: number; dynamo?: DynamoCounts }, counter: keyof DynamoCounts) =>
+  m.dynamo ? fixed(m.dynamo[counter] / m.scheduled, 2) : '–';
 const mib = (bytes: number) => fixed(bytes / 2 ** 20);
 const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
 const sum = (values: number[]) => values.reduce((a, b) => a + b, 0);
@@ -289,6 +292,11 @@ interface Minute {
   /** CPU seconds the minute took in the stack's processes and in DynamoDB Local: who slows down as data grows. */
   stackCpu: number;
   dynamoCpu: number;
+  /**
+   * DynamoDB calls the stack (handlers and workers) made in the minute, and the items DynamoDB read for them
+   * (GET /__local/metrics, LOCAL_DYNAMO_METRICS on): work per request that grows with the data shows here.
+   */
+  dynamo?: DynamoCounts;
   stackRss: number;
   stackPids: number;
   dynamoRss: number;
@@ -299,6 +307,27 @@ interface Minute {
   transientsMs?: number;
   /** GET /__local/memory at the minute's end: each isolate's heap, what the queue and the pool hold. */
   memory?: StackMemory;
+}
+
+/** The DynamoDB meter's counters in GET /__local/metrics (shared/adapters/local/dynamo-meter.ts). */
+interface DynamoCounts {
+  dynamoReadCalls: number;
+  dynamoItemsRead: number;
+  dynamoWriteCalls: number;
+}
+
+async function dynamoCounts(baseUrl: string): Promise<DynamoCounts | undefined> {
+  try {
+    const response = await fetch(`${baseUrl}/__local/metrics`);
+    if (!response.ok) return undefined;
+    const { dynamoReadCalls, dynamoItemsRead, dynamoWriteCalls } =
+      (await response.json()) as Partial<DynamoCounts>;
+    return dynamoReadCalls === undefined || dynamoItemsRead === undefined || dynamoWriteCalls === undefined
+      ? undefined
+      : { dynamoReadCalls, dynamoItemsRead, dynamoWriteCalls };
+  } catch {
+    return undefined;
+  }
 }
 
 /** What GET /__local/memory answers (bin/local.ts), as far as the soak reads it. */
@@ -404,12 +433,21 @@ async function soak(stack: EmbeddedStack, deps: Deps, firms: FirmState[], rate: 
   };
   const counter = (async () => {
     let cpuBefore = cpuNow();
+    let dynamoBefore = await dynamoCounts(stack.baseUrl);
     for (let minute = 0; minute < MINUTES; minute++) {
       await sleep(start + (minute + 1) * MINUTE_MS - performance.now());
       const cpuAfter = cpuNow();
+      const dynamoAfter = await dynamoCounts(stack.baseUrl);
       minutes[minute]!.stackCpu = cpuAfter.stack - cpuBefore.stack;
       minutes[minute]!.dynamoCpu = cpuAfter.dynamo - cpuBefore.dynamo;
+      if (dynamoBefore && dynamoAfter)
+        minutes[minute]!.dynamo = {
+          dynamoReadCalls: dynamoAfter.dynamoReadCalls - dynamoBefore.dynamoReadCalls,
+          dynamoItemsRead: dynamoAfter.dynamoItemsRead - dynamoBefore.dynamoItemsRead,
+          dynamoWriteCalls: dynamoAfter.dynamoWriteCalls - dynamoBefore.dynamoWriteCalls,
+        };
       cpuBefore = cpuAfter;
+      dynamoBefore = dynamoAfter;
       const began = performance.now();
       // Only the keys sent since the last count are looked up, so the count's cost does not grow with the run
       // (which would load the last minutes more than the first); the totals add up.
@@ -625,14 +663,16 @@ function report(
         .join('; '),
     '',
     'p99 ms by operation and minute; CPU ms per request the minute took in the stack and in DynamoDB Local; ' +
+      "the stack's DynamoDB read calls, items read and write calls per request (handlers and workers); " +
       "the machine's load average at the minute's end:",
     '',
-    `| Min | ${[...opLatencies.keys()].join(' | ')} | stack CPU ms / req | DynamoDB Local CPU ms / req | load |`,
-    `|---:|${[...opLatencies.keys()].map(() => '---:').join('|')}|---:|---:|---:|`,
+    `| Min | ${[...opLatencies.keys()].join(' | ')} | stack CPU ms / req | DynamoDB Local CPU ms / req | reads / req | items read / req | writes / req | load |`,
+    `|---:|${[...opLatencies.keys()].map(() => '---:').join('|')}|---:|---:|---:|---:|---:|---:|`,
     ...minutes.map(
       (m) =>
         `| ${m.minute + 1} | ${[...opLatencies.keys()].map((op) => fixed(percentile(m.byOp[op] ?? [], 0.99), 0)).join(' | ')} | ` +
-        `${fixed((1000 * m.stackCpu) / m.scheduled)} | ${fixed((1000 * m.dynamoCpu) / m.scheduled)} | ${fixed(m.load, 2)} |`,
+        `${fixed((1000 * m.stackCpu) / m.scheduled)} | ${fixed((1000 * m.dynamoCpu) / m.scheduled)} | ` +
+        `${perRequest(m, 'dynamoReadCalls')} | ${perRequest(m, 'dynamoItemsRead')} | ${perRequest(m, 'dynamoWriteCalls')} | ${fixed(m.load, 2)} |`,
     ),
     '',
     ...minutes
@@ -655,6 +695,7 @@ async function main(): Promise<number> {
       SIGNER_RATE_LIMIT: String(SIGNER_RATE_LIMIT),
       FIRM_WRITE_RATE_PER_S: String(FIRM_WRITE_RATE),
       FIRM_WRITE_CONCURRENCY: String(FIRM_WRITE_CONCURRENCY),
+      LOCAL_DYNAMO_METRICS: 'true',
     },
   });
   BASE_URL.value = stack.baseUrl;
