@@ -232,10 +232,11 @@ describe('GET /v1/ledger/records/{id}/evidence', () => {
       },
     });
     const good = await cli(fileOf(body));
-    expect([good.code, good.verdict.valid, good.verdict.covered]).toEqual([
+    expect([good.code, good.verdict.valid, good.verdict.covered, failures(good.verdict)]).toEqual([
       0,
       true,
       { fromSequence: 3, toSequence: 3 },
+      [],
     ]);
     const moved = await cli(
       fileOf({ ...body, certificate: { ...body.certificate!, recordHash: 'e'.repeat(64) } }),
@@ -270,7 +271,11 @@ describe('npm run verify-evidence (the CLI)', () => {
     });
     expect(verdict.keys[0]!.fingerprint).toBe(whole.keyHistory.keys[0]!.fingerprint);
     const anchored = await cli(fileOf(await exportOf(firm, '?fromSequence=4')));
-    expect([anchored.code, anchored.verdict.predecessor?.valid]).toEqual([0, true]);
+    expect([anchored.code, anchored.verdict.predecessor?.valid, failures(anchored.verdict)]).toEqual([
+      0,
+      true,
+      [],
+    ]);
   });
 
   it('catches a changed payload, a removed record and a forged signature (exit 1, with the reasons)', async () => {
