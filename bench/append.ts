@@ -16,7 +16,8 @@
  *   npm run bench:append
  *
  * Environment: BENCH_APPENDS (400 per level, at least 10 per writer), BENCH_PUTS (2000 per PutItem level),
- * BENCH_INSTANCES (8), BENCH_SIGNER_LATENCY_MS (15), BENCH_WARMUP (300 appends, 4000 PutItem calls).
+ * BENCH_INSTANCES (8), BENCH_WORKER_INSTANCES (4: LOCAL_WORKER_INSTANCES; 0 runs the workers on the requests'
+ * instances), BENCH_SIGNER_LATENCY_MS (15), BENCH_WARMUP (300 appends, 4000 PutItem calls).
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -40,6 +41,7 @@ import { createFirm, isRunning, startStack, type EmbeddedStack, type OnboardedFi
 const APPENDS = intEnv('BENCH_APPENDS', 400);
 const PUTS = intEnv('BENCH_PUTS', 2000);
 const INSTANCES = intEnv('BENCH_INSTANCES', 8);
+const WORKER_INSTANCES = intEnv('BENCH_WORKER_INSTANCES', 4);
 const SIGNER_LATENCY_MS = intEnv('BENCH_SIGNER_LATENCY_MS', 15);
 const WARMUP = intEnv('BENCH_WARMUP', 300);
 const LAST_SEQUENCE = 999_999_999_999;
@@ -252,6 +254,9 @@ async function withStack<T>(
   const stack = await startStack({
     env: {
       LOCAL_INSTANCES: String(INSTANCES),
+      // The workers (log checkpoints, copies, the tamper watch) on instances of their own, as in AWS, where a
+      // worker never takes a request's environment; a log-checkpoint run waiting out its interval would hold one.
+      LOCAL_WORKER_INSTANCES: String(WORKER_INSTANCES),
       SIGNER_LATENCY_MS: String(SIGNER_LATENCY_MS),
       SIGNER_RATE_LIMIT: String(signerRateLimit),
     },
@@ -393,7 +398,7 @@ function report(storage: Profile, quota: Profile, run: { startedAt: Date; second
     `Machine: ${cpu[0]?.model ?? 'unknown CPU'} x ${cpu.length}, ${fixed(totalmem() / 2 ** 30)} GiB, ` +
       `${osType()} ${release()}, Node ${process.version}, load average ${loads(run.load)} at start, ${loads(loadavg())} at end`,
     `Emulator: ${emulator()}`,
-    `Settings: LOCAL_INSTANCES=${INSTANCES}, SIGNER_LATENCY_MS=${SIGNER_LATENCY_MS}, ${APPENDS} appends per level ` +
+    `Settings: LOCAL_INSTANCES=${INSTANCES}, LOCAL_WORKER_INSTANCES=${WORKER_INSTANCES}, SIGNER_LATENCY_MS=${SIGNER_LATENCY_MS}, ${APPENDS} appends per level ` +
       `(at least 10 per writer), ${PUTS} PutItem calls per level, warm-up ${WARMUP} appends and ${WARMUP * 10} PutItem calls per stack`,
     '',
     ...goals(storage, quota),
