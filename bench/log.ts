@@ -43,7 +43,7 @@ import { readLogTree } from '../shared/store/log-store.js';
 import { ledgerctl, localMetrics } from '../test/support/local-stack.js';
 import { incidentBody, postIncidentForId } from './lib/incident-requests.js';
 import { cpuSeconds, percentile, runLoops, treeCpuSeconds } from './lib/measure.js';
-import { createFirm, startStack, type EmbeddedStack, type OnboardedFirm } from './lib/stack.js';
+import { createFirm, seedFirm, startStack, type EmbeddedStack, type OnboardedFirm } from './lib/stack.js';
 import { startWitness, type BenchWitness } from './lib/witness.js';
 
 const APPENDS = intEnv('BENCH_APPENDS', 400);
@@ -343,21 +343,8 @@ interface Seeded {
 async function seed(stack: EmbeddedStack, records: number, label: string): Promise<Seeded> {
   console.error(`Seeding ${records} records (${label})...`);
   const started = performance.now();
-  const result = await ledgerctl(stack.dataDir, [
-    'seed',
-    '--create',
-    '--name',
-    `Bench Log ${label}`,
-    '--records',
-    String(records),
-    '--jobs',
-    '0',
-    '--incidents',
-    '0',
-  ]);
+  const summary = await seedFirm(stack, { name: `Bench Log ${label}`, records });
   const seedSeconds = (performance.now() - started) / 1000;
-  if (result.code !== 0) throw new Error(`ledgerctl seed failed: ${result.stderr}`);
-  const summary = result.json as { firmId: string; created: { apiKey: string }; itemsPerSecond: number };
   const head = (await readHead(sideDeps(stack), summary.firmId)).sequenceNumber;
   console.error(`seeded ${label}: ${head} records in ${fixed(seedSeconds)} s`);
   return {

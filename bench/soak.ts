@@ -27,7 +27,9 @@
  * BENCH_SOAK_RATE (requests/s; unset: measured), BENCH_LOAD_FRACTION (0.5), BENCH_CAPACITY_SECONDS (20),
  * BENCH_FIRMS (4), BENCH_INSTANCES (8), BENCH_SIGNER_LATENCY_MS (15), BENCH_SIGNER_RATE_LIMIT (300),
  * BENCH_FIRM_WRITE_RATE (1000/s per firm: never binds, but makes the write bucket and its slots exist),
- * BENCH_FIRM_WRITE_CONCURRENCY (64), BENCH_MAX_IN_FLIGHT (2000: beyond it a due request is counted as dropped).
+ * BENCH_FIRM_WRITE_CONCURRENCY (64), BENCH_MAX_IN_FLIGHT (2000: beyond it a due request is counted as dropped),
+ * BENCH_SOAK_SEED_RECORDS (0: none; N seeds a firm the load never touches with N records, half of them incidents, its log tree built,
+ * before the warm-up, so that the tables hold about their end size from the first minute; see seedBallast).
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -41,7 +43,16 @@ import { createLocalDeps } from '../shared/runtime/local-deps.js';
 import { incidentBody } from './lib/incident-requests.js';
 import { cpuSeconds, percentile, treeCpuSeconds } from './lib/measure.js';
 import { treeMemory } from './lib/process-memory.js';
-import { createFirm, isRunning, startStack, type EmbeddedStack, type OnboardedFirm } from './lib/stack.js';
+import { readHead } from '../shared/store/ledger-store.js';
+import { readLogTree } from '../shared/store/log-store.js';
+import {
+  createFirm,
+  isRunning,
+  seedFirm,
+  startStack,
+  type EmbeddedStack,
+  type OnboardedFirm,
+} from './lib/stack.js';
 import { countFirmTransients, scanTransients, type TransientCounts } from './lib/transient-items.js';
 
 const MINUTES = intEnv('BENCH_SOAK_MINUTES', 20);
@@ -56,6 +67,9 @@ const SIGNER_RATE_LIMIT = intEnv('BENCH_SIGNER_RATE_LIMIT', 300);
 const FIRM_WRITE_RATE = intEnv('BENCH_FIRM_WRITE_RATE', 1000);
 const FIRM_WRITE_CONCURRENCY = intEnv('BENCH_FIRM_WRITE_CONCURRENCY', 64);
 const MAX_IN_FLIGHT = intEnv('BENCH_MAX_IN_FLIGHT', 2000);
+const SEED_RECORDS = intEnv('BENCH_SOAK_SEED_RECORDS', 0);
+/** How long the ballast firm's log tree may take to be built before the bench gives up. */
+const BALLAST_TREE_TIMEOUT_MS = 10 * 60_000;
 /** The goals' windows: the first and last 5 minutes (fewer in a short run, never overlapping). */
 const WINDOW = Math.max(1, Math.min(5, Math.floor(MINUTES / 2)));
 /** A proof is asked only for a record seen this long ago: by then a checkpoint covers it. */
@@ -614,7 +628,7 @@ function verdicts(
 }
 
 function report(
-  run: { startedAt: Date; load: number[]; seconds: number },
+  run: { startedAt: Date; load: number[]; seconds: number; ballast: Ballast | undefined },
   capacity: CapacityLevel[],
   rate: number,
   minutes: Minute[],
@@ -631,6 +645,10 @@ function report(
       `FIRM_WRITE_RATE_PER_S=${FIRM_WRITE_RATE}, FIRM_WRITE_CONCURRENCY=${FIRM_WRITE_CONCURRENCY}, ${FIRMS} firms, ` +
       `${MINUTES} min at ${fixed(rate)} requests/s (${FIXED_RATE ? 'BENCH_SOAK_RATE' : `${FRACTION} × capacity`}), ` +
       `mix ${MIX.map(([name, weight]) => `${name} ${weight}`).join(', ')}`,
+    run.ballast
+      ? `Ballast (BENCH_SOAK_SEED_RECORDS): a firm of ${run.ballast.records} records the load never touches, ` +
+        `seeded in ${fixed(run.ballast.seedSeconds)} s, its log tree built in ${fixed(run.ballast.treeSeconds)} s, before the warm-up`
+      : 'Ballast: none (the tables grow from empty)',
     '',
     ...(capacity.length
       ? [
@@ -683,6 +701,50 @@ function report(
 
 // ---------- main ----------
 
+/**
+ * A firm the load never touches, seeded with SEED_RECORDS records (ledgerctl seed) and waited for until the log
+ * has integrated them all (the log-repair sweep finds a ledger without a tree). DynamoDB Local's CPU per request
+ * grows as its tables grow (measured: docs/benchmarks.md, the soak), DynamoDB's does not; with the tables at
+ * about their end size from the first minute, the p99 ratio measures what time does to the service rather than
+ * what table size does to the emulator.
+ */
+interface Ballast {
+  firmId: string;
+  records: number;
+  seedSeconds: number;
+  treeSeconds: number;
+}
+
+async function seedBallast(stack: EmbeddedStack, deps: Deps): Promise<Ballast> {
+  console.error(`Seeding a ballast firm with ${SEED_RECORDS} records...`);
+  const started = performance.now();
+  // Half of them incidents, so that the main table grows too (an incident item each), as the soak's appends do.
+  const { firmId } = await seedFirm(stack, {
+    name: 'Soak ballast',
+    records: SEED_RECORDS,
+    incidents: Math.floor(SEED_RECORDS / 2),
+  });
+  const seeded = performance.now();
+  const records = (await readHead(deps, firmId)).sequenceNumber;
+  for (;;) {
+    const tree = await readLogTree(deps, firmId);
+    if ((tree?.size ?? 0) >= records) break;
+    if (performance.now() - seeded > BALLAST_TREE_TIMEOUT_MS)
+      throw new Error(`The ballast firm's log tree reached ${tree?.size ?? 0} of ${records} records in time`);
+    await sleep(1000);
+  }
+  const ballast: Ballast = {
+    firmId,
+    records,
+    seedSeconds: (seeded - started) / 1000,
+    treeSeconds: (performance.now() - seeded) / 1000,
+  };
+  console.error(
+    `Ballast: ${records} records seeded in ${fixed(ballast.seedSeconds)} s, its tree built in ${fixed(ballast.treeSeconds)} s`,
+  );
+  return ballast;
+}
+
 async function main(): Promise<number> {
   const startedAt = new Date();
   const load = loadavg();
@@ -701,6 +763,7 @@ async function main(): Promise<number> {
   BASE_URL.value = stack.baseUrl;
   const deps = createLocalDeps(stack);
   try {
+    const ballast = SEED_RECORDS > 0 ? await seedBallast(stack, deps) : undefined;
     const firms: FirmState[] = [];
     for (let i = 0; i < FIRMS; i++)
       firms.push({ firm: await createFirm(stack, { name: `Soak Advisers ${i}` }), seen: [], keyed: [] });
@@ -714,7 +777,7 @@ async function main(): Promise<number> {
     const final = await scanTransients(deps, Date.now());
     const results = verdicts(minutes, final, rate, FIRMS);
     const seconds = (performance.now() - started) / 1000;
-    console.log(report({ startedAt, load, seconds }, capacity, rate, minutes, results));
+    console.log(report({ startedAt, load, seconds, ballast }, capacity, rate, minutes, results));
     mkdirSync('.tmp', { recursive: true });
     writeFileSync(
       '.tmp/bench-soak.json',
@@ -722,6 +785,7 @@ async function main(): Promise<number> {
         {
           startedAt,
           revision: revision(),
+          ballast,
           settings: {
             MINUTES,
             WARMUP_MINUTES,

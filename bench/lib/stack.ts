@@ -78,3 +78,31 @@ export async function createFirm(stack: EmbeddedStack, options: { name: string }
   if (result.code !== 0) throw new Error(`ledgerctl firm create failed: ${result.stderr}`);
   return result.json as OnboardedFirm;
 }
+
+/** What `ledgerctl seed --create` reports of the firm it made. */
+export interface SeededFirmSummary {
+  firmId: string;
+  created: { apiKey: string };
+  itemsPerSecond: number;
+}
+
+/** A new firm seeded with `records` records (no jobs; `incidents` of them incidents, 0 by default) by `ledgerctl seed --create`. */
+export async function seedFirm(
+  stack: EmbeddedStack,
+  options: { name: string; records: number; incidents?: number },
+): Promise<SeededFirmSummary> {
+  const result = await ledgerctl(stack.dataDir, [
+    'seed',
+    '--create',
+    '--name',
+    options.name,
+    '--records',
+    String(options.records),
+    '--jobs',
+    '0',
+    '--incidents',
+    String(options.incidents ?? 0),
+  ]);
+  if (result.code !== 0) throw new Error(`ledgerctl seed failed: ${result.stderr}`);
+  return result.json as SeededFirmSummary;
+}
