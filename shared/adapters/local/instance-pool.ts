@@ -76,7 +76,7 @@ setFlagsFromString(`--min-semi-space-size=${INSTANCE_SEMI_SPACE_MB}`);
  * state and connections (shared/adapters/local/lambda-instance.ts): LOCAL_INSTANCES of them, which run every
  * invocation, or (LOCAL_WORKER_INSTANCES > 0) which run the routes while that many more run the workers (queue,
  * stream and schedule invocations), as route and worker functions scale apart in AWS: a worker waiting out its
- * interval then never holds an instance a request could use (bench/log runs so; opt-in for now, see
+ * interval then never holds an instance a request could use (bench/log and bench/append run so; opt-in for now, see
  * docs/architecture.md §2). An invocation goes to a free instance of its kind; when all are busy it waits in its
  * lane (invocation-lane.ts: its credential, or its worker function), and a freed instance goes to its kind's lanes
  * in turn (fair-queue.ts), so one caller's burst cannot queue everyone else's requests behind it: in AWS, Lambda
