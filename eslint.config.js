@@ -93,6 +93,16 @@ export default tseslint.config(
     languageOptions: { globals: { console: 'readonly', process: 'readonly' } },
   },
   {
+    // A CommonJS preload (bench/lib/profile-threads.cjs): NODE_OPTIONS takes --require, and only --require
+    // preloads run in worker threads too.
+    files: ['**/*.cjs'],
+    languageOptions: {
+      sourceType: 'commonjs',
+      globals: { require: 'readonly', process: 'readonly', setTimeout: 'readonly' },
+    },
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
+  {
     // Tests read untyped JSON response bodies.
     files: ['test/**/*.ts'],
     rules: {
