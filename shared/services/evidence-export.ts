@@ -47,10 +47,9 @@ export async function exportEvidence(
   const end = Math.min(toSequence ?? head, head);
   const last = Math.min(end, from + limit - 1);
   const any = last >= from;
-  const [rows, predecessor, keyHistory] = await Promise.all([
+  const [rows, predecessor] = await Promise.all([
     any ? queryRowRangeUntil(deps, firmId, from, last, overBudget) : [],
     any && from > 1 ? getRecordBySequence(deps, firmId, from - 1) : null,
-    currentKeyHistory(deps),
   ]);
   const count = countWithinBudget(
     rows.map((row) => row.record),
@@ -63,6 +62,9 @@ export async function exportEvidence(
     records.map((r) => r.sequenceNumber),
     { consistencyFrom: input.consistencyFrom },
   );
+  // Read after the log's checkpoint is chosen (which may wait for one): the checkpoint's ECDSA signature is by
+  // the ledger key of its signing instant, so a history read before a rotation during the wait would lack it.
+  const keyHistory = await currentKeyHistory(deps);
   const cut = rows[count];
   const nextFromSequence = cut ? cut.position : last < end ? last + 1 : null;
   return {

@@ -30,10 +30,9 @@ export async function evidenceLog(
 ): Promise<EvidenceLog | null> {
   const { consistencyFrom, wait = true } = options;
   const last = sequenceNumbers.at(-1);
-  const [checkpoint, checkpointKeys] = await Promise.all([
-    wait ? checkpointFor(deps, firmId, last) : readLatestCheckpoint(deps, firmId),
-    checkpointKeyHistory(deps),
-  ]);
+  const checkpoint = wait
+    ? await checkpointFor(deps, firmId, last)
+    : await readLatestCheckpoint(deps, firmId);
   if (!checkpoint) {
     if (consistencyFrom !== undefined) throw tooLarge(consistencyFrom, 0);
     return null;
@@ -43,7 +42,9 @@ export async function evidenceLog(
   // Every proof of the bundle is against one tree: each tile is read once (consecutive records share them).
   const reader = cachedTileReader(logTileReader(deps, firmId));
   const covered = sequenceNumbers.filter((s) => s <= checkpoint.size);
-  const [note, proofs, consistency] = await Promise.all([
+  // The checkpoint keys are read once the checkpoint is chosen, so they include the key that signed it even when a
+  // new checkpoint key was registered during the wait.
+  const [note, proofs, consistency, checkpointKeys] = await Promise.all([
     cosignedNote(deps, firmId, checkpoint),
     Promise.all(
       covered.map(async (sequenceNumber) => ({
@@ -57,6 +58,7 @@ export async function evidenceLog(
           fromSize: consistencyFrom,
           hashes: hashes.map(encodeBase64),
         })),
+    checkpointKeyHistory(deps),
   ]);
   return {
     origin: noteOrigin(checkpoint.note) ?? firmOrigin(firmId),
