@@ -36,6 +36,7 @@ import { queryRecordRange, readHead } from '../shared/store/ledger-store.js';
 import { FLOOR_BODY, incidentBody, postIncident } from './lib/incident-requests.js';
 import { cpuSeconds, percentile, runLoops } from './lib/measure.js';
 import { createScratchTable, type PutLevel, type ScratchTable } from './lib/raw-put.js';
+import { localMetrics } from '../test/support/local-stack.js';
 import { createFirm, isRunning, startStack, type EmbeddedStack, type OnboardedFirm } from './lib/stack.js';
 
 const APPENDS = intEnv('BENCH_APPENDS', 400);
@@ -60,9 +61,7 @@ const fixed = (value: number, digits = 1) => value.toFixed(digits);
  * counted apart, and the ledger key's beside it: shared/services/log-checkpoint.ts).
  */
 async function signCalls(stack: EmbeddedStack): Promise<number> {
-  const response = await fetch(`${stack.baseUrl}/__local/metrics`);
-  if (response.status !== 200) throw new Error(`GET /__local/metrics: ${response.status}`);
-  const counts = (await response.json()) as { signCalls: number; checkpointSignCalls: number };
+  const counts = await localMetrics(stack);
   return counts.signCalls - 2 * counts.checkpointSignCalls;
 }
 

@@ -23,7 +23,7 @@ import { join } from 'node:path';
 import { cpus, loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import { createLocalDeps } from '../shared/runtime/local-deps.js';
-import { ledgerctl } from '../test/support/local-stack.js';
+import { ledgerctl, localMetrics } from '../test/support/local-stack.js';
 import { rawBatchWriteRate, type RawRate } from './lib/raw-batch-write.js';
 import { startStack, type EmbeddedStack } from './lib/stack.js';
 
@@ -80,10 +80,7 @@ const percentile = (sorted: number[], p: number) =>
   sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 
 async function metrics(stack: EmbeddedStack): Promise<number | null> {
-  const body = (await (await fetch(`${stack.baseUrl}/__local/metrics`)).json()) as {
-    dynamoItemsRead?: number;
-  };
-  return body.dynamoItemsRead ?? null;
+  return (await localMetrics(stack)).dynamoItemsRead ?? null;
 }
 
 function headers(firm: SeededFirm & { token: string | null }, token?: boolean): Record<string, string> {

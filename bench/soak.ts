@@ -36,6 +36,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, release, totalmem, type as osType } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import type { DynamoCounts } from '../shared/adapters/local/dynamo-meter.js';
 import type { IsolateHeap } from '../shared/adapters/local/instance-messages.js';
 import { intEnv } from '../shared/runtime/config.js';
 import type { Deps } from '../shared/runtime/deps.js';
@@ -53,6 +54,7 @@ import {
   type EmbeddedStack,
   type OnboardedFirm,
 } from './lib/stack.js';
+import { localMetrics } from '../test/support/local-stack.js';
 import { countFirmTransients, scanTransients, type TransientCounts } from './lib/transient-items.js';
 
 const MINUTES = intEnv('BENCH_SOAK_MINUTES', 20);
@@ -323,25 +325,13 @@ interface Minute {
   memory?: StackMemory;
 }
 
-/** The DynamoDB meter's counters in GET /__local/metrics (shared/adapters/local/dynamo-meter.ts). */
-interface DynamoCounts {
-  dynamoReadCalls: number;
-  dynamoItemsRead: number;
-  dynamoWriteCalls: number;
-}
-
-async function dynamoCounts(baseUrl: string): Promise<DynamoCounts | undefined> {
-  try {
-    const response = await fetch(`${baseUrl}/__local/metrics`);
-    if (!response.ok) return undefined;
-    const { dynamoReadCalls, dynamoItemsRead, dynamoWriteCalls } =
-      (await response.json()) as Partial<DynamoCounts>;
-    return dynamoReadCalls === undefined || dynamoItemsRead === undefined || dynamoWriteCalls === undefined
-      ? undefined
-      : { dynamoReadCalls, dynamoItemsRead, dynamoWriteCalls };
-  } catch {
-    return undefined;
-  }
+/** The stack's DynamoDB meter now; undefined when the stack does not answer or counts nothing. */
+async function dynamoCounts(stack: EmbeddedStack): Promise<DynamoCounts | undefined> {
+  const metrics = await localMetrics(stack).catch(() => undefined);
+  const { dynamoReadCalls, dynamoItemsRead, dynamoWriteCalls } = metrics ?? {};
+  return dynamoReadCalls === undefined || dynamoItemsRead === undefined || dynamoWriteCalls === undefined
+    ? undefined
+    : { dynamoReadCalls, dynamoItemsRead, dynamoWriteCalls };
 }
 
 /** What GET /__local/memory answers (bin/local.ts), as far as the soak reads it. */
@@ -447,11 +437,11 @@ async function soak(stack: EmbeddedStack, deps: Deps, firms: FirmState[], rate: 
   };
   const counter = (async () => {
     let cpuBefore = cpuNow();
-    let dynamoBefore = await dynamoCounts(stack.baseUrl);
+    let dynamoBefore = await dynamoCounts(stack);
     for (let minute = 0; minute < MINUTES; minute++) {
       await sleep(start + (minute + 1) * MINUTE_MS - performance.now());
       const cpuAfter = cpuNow();
-      const dynamoAfter = await dynamoCounts(stack.baseUrl);
+      const dynamoAfter = await dynamoCounts(stack);
       minutes[minute]!.stackCpu = cpuAfter.stack - cpuBefore.stack;
       minutes[minute]!.dynamoCpu = cpuAfter.dynamo - cpuBefore.dynamo;
       if (dynamoBefore && dynamoAfter)

@@ -2,6 +2,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import type { DynamoCounts } from '../../shared/adapters/local/dynamo-meter.js';
+import type { SignCounts } from '../../shared/adapters/local/signer-quota.js';
 import type { LocalStackInfo } from '../../shared/runtime/local-deps.js';
 
 export const ROOT = resolve(import.meta.dirname, '../..');
@@ -49,13 +51,17 @@ export async function startStack(
   return { ...info, dataDir, child, output: () => output };
 }
 
-/** The stack's Sign counters across all its instances (GET /__local/metrics). */
-export async function localMetrics(stack: {
-  baseUrl: string;
-}): Promise<{ signCalls: number; signThrottled: number }> {
+/** What GET /__local/metrics answers, as far as tests and benches read it. */
+export interface LocalMetrics extends SignCounts, Partial<DynamoCounts> {}
+
+/**
+ * The stack's counters across all its instances (GET /__local/metrics): its Sign counters, and its DynamoDB
+ * meter's when it runs with LOCAL_DYNAMO_METRICS=true.
+ */
+export async function localMetrics(stack: { baseUrl: string }): Promise<LocalMetrics> {
   const response = await fetch(`${stack.baseUrl}/__local/metrics`);
   if (response.status !== 200) throw new Error(`GET /__local/metrics answered ${response.status}`);
-  return (await response.json()) as { signCalls: number; signThrottled: number };
+  return (await response.json()) as LocalMetrics;
 }
 
 /**
