@@ -11,12 +11,13 @@ import type { LogCheckpointMessage } from '../services/log-checkpoint-run.js';
  * comes right after it); the second sends a trailing one that SQS delivers after the window's end (delaySeconds,
  * whole seconds), so every later commit of the window precedes that run's look; the rest send nothing. A run
  * that finds the log lease held ends, and the holder re-reads the head after releasing it
- * (shared/services/log-checkpoint-run.ts). A lost message (failed send, frozen process) is repaired by the log
+ * (shared/services/log-checkpoint-run.ts). Each message says it stands for commits, the immediate one up to `upTo`
+ * (the batch's last sequence number), so a run that finds them covered by the latest checkpoint ends on a read. A lost message (failed send, frozen process) is repaired by the log
  * repair sweep.
  */
 const windows = new WeakMap<Deps, Map<string, { window: number; trailing: boolean }>>();
 
-export function triggerCheckpoint(deps: Deps, firmId: string): void {
+export function triggerCheckpoint(deps: Deps, firmId: string, upTo: number): void {
   const interval = checkpointIntervalMs();
   if (interval === 0) return; // checkpoints are off
   const now = Date.now();
@@ -46,10 +47,17 @@ export function triggerCheckpoint(deps: Deps, firmId: string): void {
   try {
     inBackground(
       deps.queue
-        .send('log-checkpoint', { firmId } satisfies LogCheckpointMessage, { delaySeconds })
+        .send('log-checkpoint', checkpointMessage(firmId, delaySeconds === 0 ? upTo : undefined), {
+          delaySeconds,
+        })
         .catch(failed),
     );
   } catch (error) {
     failed(error);
   }
+}
+
+/** A message for commits: up to `upTo`, or (a trailing message, for the rest of its window too) open-ended. */
+function checkpointMessage(firmId: string, upTo: number | undefined): LogCheckpointMessage {
+  return { firmId, commits: upTo === undefined ? {} : { upTo } };
 }

@@ -378,7 +378,8 @@ async function lead(deps: Deps, lane: Lane, releasedAt: ChainHead | null): Promi
       head = committed.head;
       if (committed.released) held = false;
       // The firm's verifiable log takes the batch in within CHECKPOINT_INTERVAL_MS (at most one message a window).
-      if (committed.committed.length > 0) triggerCheckpoint(deps, lane.firmId);
+      const last = committed.committed.at(-1);
+      if (last) triggerCheckpoint(deps, lane.firmId, last.record.sequenceNumber);
       // The batch's immutable copies run beside the next batch; the holder's own callers answer once the copies
       // are written (intents' askers answer when they find their records). It never throws, and the lane does not
       // wait for the rest of it (the outbox entries' deletion): a lone writer's next append would wait for it.

@@ -5,11 +5,12 @@ import type { Deps } from '../runtime/deps.js';
 import { logger } from '../runtime/logger.js';
 import { readHead } from '../store/ledger-store.js';
 import {
-  acquireLogLease,
   readLatestCheckpoint,
+  readLogLease,
   readLogTree,
   releaseLogLease,
   renewLogLease,
+  takeLogLease,
   type StoredCheckpoint,
 } from '../store/log-store.js';
 import { publishCheckpoint } from './log-checkpoint.js';
@@ -22,7 +23,8 @@ import { queueWitnessSubmission } from './witness-queue.js';
  * queued by the sequencer's holder (at most two per firm per interval window and process, the second delivered
  * after the window's end: shared/ledger-writer/log-trigger.ts), by the log repair sweep, and by runs themselves.
  * A run takes the firm's log lease (someone holding it: the run ends; the holder re-reads the head after its
- * release and so covers what this run was sent for), integrates up to the head in bounded steps (lease renewed),
+ * release and so covers what this run was sent for; released by a holder whose checkpoint already covers the
+ * commits the run was sent for: the run ends too, see coveredAlready), integrates up to the head in bounded steps (lease renewed),
  * and signs and stores one checkpoint if the tree grew; while the firm keeps committing it keeps the lease and
  * signs one checkpoint per interval (whileHeld). When the firm's last checkpoint is younger than
  * CHECKPOINT_INTERVAL_MS, it waits for the rest of the interval holding the lease, if that is short
@@ -63,6 +65,14 @@ export function signingDecision(now: number, signAfter: number, deadline: number
 
 export interface LogCheckpointMessage {
   firmId: string;
+  /**
+   * Set by the write path's trigger (shared/ledger-writer/log-trigger.ts): the message stands for records
+   * committed before it was sent, `upTo` the last of them when the sender knew it (a trailing message stands for
+   * the rest of its window too, so it has none). A run for commits that the latest checkpoint already covers ends
+   * without taking the lease. The repair sweep's and a run's own messages have none: they always integrate
+   * (LOGTREE may be behind a checkpoint after a loss).
+   */
+  commits?: { upTo?: number };
 }
 
 /** A log lease lasts this long unless renewed: the longest a dead holder delays the firm's checkpoints. */
@@ -88,23 +98,30 @@ export async function runLogCheckpoint(
   const result: RunResult = { checkpoints: 0, integrated: 0, leaseHeld: false, continued: false };
   const { firmId } = message;
   const holder = randomUUID();
-  for (;;) {
-    if (!(await acquireLogLease(deps, firmId, holder, LOG_LEASE_TTL_MS))) {
+  for (let pass = 0; ; pass++) {
+    const lease = await readLogLease(deps, firmId);
+    if (lease.held || (pass === 0 && (await coveredAlready(deps, message, lease.covered)))) {
+      result.leaseHeld = lease.held;
+      return result;
+    }
+    if (!(await takeLogLease(deps, firmId, holder, LOG_LEASE_TTL_MS))) {
       result.leaseHeld = true;
       return result;
     }
     let round: Round;
+    let covered: number | undefined;
     try {
       round = await whileHeld(deps, firmId, holder, deadline);
+      covered = round.covered;
     } finally {
-      await releaseLogLease(deps, firmId, holder).catch((error: unknown) =>
+      await releaseLogLease(deps, firmId, holder, covered).catch((error: unknown) =>
         logger.warn('Releasing the log lease failed; it runs out', { firmId, error: error as Error }),
       );
     }
     result.checkpoints += round.checkpoints;
     result.integrated += round.integrated;
     if (round.outOfTime || round.requeueSeconds !== undefined) {
-      await deps.queue.send('log-checkpoint', message, { delaySeconds: round.requeueSeconds ?? 0 });
+      await deps.queue.send('log-checkpoint', { firmId }, { delaySeconds: round.requeueSeconds ?? 0 });
       result.continued = true;
       return result;
     }
@@ -115,6 +132,22 @@ export async function runLogCheckpoint(
   }
 }
 
+/**
+ * Whether a message sent for commits finds them in a checkpoint already, by what the lease's last holder said it
+ * covered: its `upTo`, or (a trailing message) the chain head read now, which is at or past every commit made
+ * before the message was sent. Under load most runs are such (two or three a firm per interval and process, most
+ * delivered after the holder that covered them let go): they end on a read or two, with no write.
+ */
+async function coveredAlready(
+  deps: Deps,
+  message: LogCheckpointMessage,
+  covered: number | undefined,
+): Promise<boolean> {
+  if (!message.commits || covered === undefined) return false;
+  const upTo = message.commits.upTo ?? (await readHead(deps, message.firmId)).sequenceNumber;
+  return upTo <= covered;
+}
+
 interface Round {
   checkpoints: number;
   integrated: number;
@@ -123,6 +156,8 @@ interface Round {
   outOfTime: boolean;
   /** The tree grew but the last checkpoint is younger than the interval, by more than a run waits: retry then. */
   requeueSeconds?: number;
+  /** The size of the latest checkpoint the round knew stored (said in the released lease). */
+  covered: number | undefined;
 }
 
 /**
@@ -132,9 +167,15 @@ interface Round {
  * the lease and re-reads the head), out of time, or when the rest of the interval is too long to wait in-process.
  */
 async function whileHeld(deps: Deps, firmId: string, holder: string, deadline: number): Promise<Round> {
-  const round: Round = { checkpoints: 0, integrated: 0, progressed: false, outOfTime: false };
   const lease = leaseKeeper(deps, firmId, holder);
   let latest = await readLatestCheckpoint(deps, firmId);
+  const round: Round = {
+    checkpoints: 0,
+    integrated: 0,
+    progressed: false,
+    outOfTime: false,
+    covered: latest?.size,
+  };
   for (;;) {
     // A busy firm's last checkpoint is younger than the interval at every pass: wait out the rest first, then
     // integrate once, rather than integrate, wait and integrate again (each integration reads the head, the rows
@@ -170,6 +211,7 @@ async function whileHeld(deps: Deps, firmId: string, holder: string, deadline: n
     }
     // Another integrator signed this size or a larger one first (the lease makes that rare): read what it signed.
     latest = stored ?? (await readLatestCheckpoint(deps, firmId));
+    round.covered = latest?.size;
     if (Date.now() > deadline) {
       round.outOfTime = true;
       return round;

@@ -339,24 +339,37 @@ export async function putCosignature(deps: Deps, firmId: string, c: StoredCosign
 /**
  * The firm's log lease (`LOGLEASE`), the sequencer lease's pattern (./sequencer-lease-store.ts): the one holder
  * integrates and signs, so racing integrators waste no Sign. Only about efficiency: LOGTREE's and the
- * checkpoint's conditional writes keep the log correct whatever the lease says. True when taken (nobody held
- * it, it was released, or it ran out).
+ * checkpoint's conditional writes keep the log correct whatever the lease says. A holder lets go by putting a
+ * released lease that says how far the firm's checkpoints went (`covered`, the size of a checkpoint it knew
+ * stored), so a run sent for commits that checkpoint already covers ends on the one read that finds the lease
+ * free (shared/services/log-checkpoint-run.ts).
  */
-export async function acquireLogLease(
+export type LogLeaseState = { held: true } | { held: false; covered: number | undefined };
+
+/**
+ * Whether someone holds the lease, by a strongly consistent read; when nobody does, what its last holder said it
+ * covered. Most runs of a busy firm find the lease held (its holder keeps it from one checkpoint to the next): the
+ * read says so without a write that its condition refuses (DynamoDB Local serialises writes).
+ */
+export async function readLogLease(deps: Deps, firmId: string): Promise<LogLeaseState> {
+  const { Item } = await send(deps.db, 'Get', {
+    TableName: deps.tables.ledger,
+    Key: keys.logLease(firmId),
+    ConsistentRead: true,
+  });
+  if (Item && typeof Item.until === 'number' && Item.until >= deps.clock.now().getTime())
+    return { held: true };
+  return { held: false, covered: typeof Item?.covered === 'number' ? Item.covered : undefined };
+}
+
+/** Takes the lease if nobody holds it (never taken, released, or run out); false when another run took it. */
+export async function takeLogLease(
   deps: Deps,
   firmId: string,
   holder: string,
   ttlMs: number,
 ): Promise<boolean> {
   const now = deps.clock.now().getTime();
-  // Most runs of a busy firm find the lease held (its holder keeps it from one checkpoint to the next): a strongly
-  // consistent read says so without a write that its condition refuses (DynamoDB Local serialises writes).
-  const { Item } = await send(deps.db, 'Get', {
-    TableName: deps.tables.ledger,
-    Key: keys.logLease(firmId),
-    ConsistentRead: true,
-  });
-  if (Item && typeof Item.until === 'number' && Item.until >= now) return false;
   const outcome = await putReplacing(deps, {
     TableName: deps.tables.ledger,
     Item: { ...keys.logLease(firmId), holder, until: now + ttlMs },
@@ -387,13 +400,21 @@ export async function renewLogLease(
   return outcome.status === 'committed';
 }
 
-/** Gives the lease up if `holder` still holds it (a released lease has no holder and has run out). */
-export async function releaseLogLease(deps: Deps, firmId: string, holder: string): Promise<void> {
+/**
+ * Gives the lease up if `holder` still holds it (a released lease has no holder and has run out), saying how
+ * far the firm's checkpoints went when the holder knows (`covered`: a checkpoint of that size is stored).
+ */
+export async function releaseLogLease(
+  deps: Deps,
+  firmId: string,
+  holder: string,
+  covered?: number,
+): Promise<void> {
   await writeConditionally(deps, [
     {
       Put: {
         TableName: deps.tables.ledger,
-        Item: { ...keys.logLease(firmId), until: 0 },
+        Item: { ...keys.logLease(firmId), until: 0, ...(covered !== undefined ? { covered } : {}) },
         ConditionExpression: 'holder = :me',
         ExpressionAttributeValues: { ':me': holder },
       },

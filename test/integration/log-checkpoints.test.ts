@@ -17,7 +17,13 @@ import { checkpointKeyAt } from '../../shared/ledger/key-history.js';
 import { checkpointKeyHistory } from '../../shared/services/key-history.js';
 import { keys } from '../../shared/store/keys.js';
 import { readHead } from '../../shared/store/ledger-store.js';
-import { readLatestCheckpoint, readLogTree, type StoredCheckpoint } from '../../shared/store/log-store.js';
+import {
+  readLatestCheckpoint,
+  readLogLease,
+  readLogTree,
+  type StoredCheckpoint,
+} from '../../shared/store/log-store.js';
+import { runLogCheckpoint } from '../../shared/services/log-checkpoint-run.js';
 import { ledgerctl, startStack, stopStack, type RunningStack } from '../support/local-stack.js';
 import { call, chainOf, incidentBody, onboardFirm } from '../support/stack-client.js';
 
@@ -174,5 +180,53 @@ describe('verifiable log checkpoints', () => {
     const checkpoint = await waitForCheckpoint(seeded.firmId, head.sequenceNumber);
     expect(checkpoint.size).toBe(head.sequenceNumber);
     await expectCheckpointOfChain(seeded.firmId, seeded.key, checkpoint);
+  });
+  it('ends a run sent for commits the last checkpoint covers on a read, with no write; a repair run still integrates', async () => {
+    const own = await onboardFirm(stack);
+    for (let n = 0; n < 3; n++)
+      expect(
+        (await call(stack, 'POST', '/v1/incidents', { key: own.key, body: incidentBody(n) })).status,
+      ).toBe(201);
+    const head = (await readHead(deps, own.firmId)).sequenceNumber;
+    await waitForCheckpoint(own.firmId, head);
+    // The stack's run lets go of the lease saying what its checkpoint covers.
+    const deadline = Date.now() + 30_000;
+    let lease = await readLogLease(deps, own.firmId);
+    while (lease.held && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 100));
+      lease = await readLogLease(deps, own.firmId);
+    }
+    expect(lease).toEqual({ held: false, covered: head });
+
+    // The same code the worker runs, its DynamoDB calls counted.
+    const calls: string[] = [];
+    const counted: Deps = {
+      ...deps,
+      db: {
+        send: ((command: object) => {
+          calls.push(command.constructor.name.replace(/Command$/, ''));
+          return deps.db.send(command as never);
+        }) as Deps['db']['send'],
+      },
+    };
+    const run = (message: Parameters<typeof runLogCheckpoint>[1]) => {
+      calls.length = 0;
+      return runLogCheckpoint(counted, message, 30_000);
+    };
+    const nothing = { checkpoints: 0, integrated: 0, leaseHeld: false, continued: false };
+    // An immediate message up to a covered record: the lease read alone.
+    expect(await run({ firmId: own.firmId, commits: { upTo: head } })).toEqual(nothing);
+    expect(calls).toEqual(['Get']);
+    // A trailing message (up to whatever its window committed): the lease and the head.
+    expect(await run({ firmId: own.firmId, commits: {} })).toEqual(nothing);
+    expect(calls).toEqual(['Get', 'Get']);
+    // The repair sweep's message always integrates (LOGTREE may be behind): it takes the lease and lets it go.
+    expect(await run({ firmId: own.firmId })).toEqual(nothing);
+    expect(calls.filter((name) => name === 'Put')).toHaveLength(2);
+    // A record past what the lease says is covered: the run takes the lease and checkpoints it.
+    expect((await call(stack, 'POST', '/v1/incidents', { key: own.key, body: incidentBody(9) })).status).toBe(
+      201,
+    );
+    await waitForCheckpoint(own.firmId, head + 1);
   });
 });

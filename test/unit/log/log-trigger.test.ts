@@ -27,34 +27,38 @@ describe('triggerCheckpoint', () => {
     jest.useFakeTimers({ now: 10_000_250 });
     process.env.CHECKPOINT_INTERVAL_MS = '1000';
     const { deps, sent } = depsWithQueue();
-    for (let i = 0; i < 50; i++) triggerCheckpoint(deps, 'firm_a');
-    triggerCheckpoint(deps, 'firm_b');
+    for (let i = 1; i <= 50; i++) triggerCheckpoint(deps, 'firm_a', i);
+    triggerCheckpoint(deps, 'firm_b', 7);
+    // The immediate message names the batch's last record; the trailing one stands for the rest of the window.
     expect(sent).toEqual([
-      { message: { firmId: 'firm_a' }, options: { delaySeconds: 0 } },
-      { message: { firmId: 'firm_a' }, options: { delaySeconds: 1 } },
-      { message: { firmId: 'firm_b' }, options: { delaySeconds: 0 } },
+      { message: { firmId: 'firm_a', commits: { upTo: 1 } }, options: { delaySeconds: 0 } },
+      { message: { firmId: 'firm_a', commits: {} }, options: { delaySeconds: 1 } },
+      { message: { firmId: 'firm_b', commits: { upTo: 7 } }, options: { delaySeconds: 0 } },
     ]);
     // The next window starts over.
     jest.setSystemTime(10_001_000);
-    triggerCheckpoint(deps, 'firm_a');
+    triggerCheckpoint(deps, 'firm_a', 51);
     expect(sent).toHaveLength(4);
-    expect(sent[3]).toEqual({ message: { firmId: 'firm_a' }, options: { delaySeconds: 0 } });
+    expect(sent[3]).toEqual({
+      message: { firmId: 'firm_a', commits: { upTo: 51 } },
+      options: { delaySeconds: 0 },
+    });
   });
 
   it('delays the trailing message to at least the window’s end with a longer interval', () => {
     jest.useFakeTimers({ now: 30_000_000 });
     process.env.CHECKPOINT_INTERVAL_MS = '5000';
     const { deps, sent } = depsWithQueue();
-    triggerCheckpoint(deps, 'firm_a');
+    triggerCheckpoint(deps, 'firm_a', 1);
     jest.setSystemTime(30_000_400);
-    triggerCheckpoint(deps, 'firm_a');
+    triggerCheckpoint(deps, 'firm_a', 2);
     expect(sent[1]!.options).toEqual({ delaySeconds: 5 });
   });
 
   it('sends nothing when checkpoints are off (CHECKPOINT_INTERVAL_MS=0), and never throws into the commit', () => {
     process.env.CHECKPOINT_INTERVAL_MS = '0';
     const { deps, sent } = depsWithQueue();
-    triggerCheckpoint(deps, 'firm_a');
+    triggerCheckpoint(deps, 'firm_a', 1);
     expect(sent).toHaveLength(0);
     process.env.CHECKPOINT_INTERVAL_MS = '1000';
     const broken = {
@@ -62,6 +66,6 @@ describe('triggerCheckpoint', () => {
         throw new Error('built without SQS');
       },
     } as unknown as Deps;
-    expect(() => triggerCheckpoint(broken, 'firm_a')).not.toThrow();
+    expect(() => triggerCheckpoint(broken, 'firm_a', 1)).not.toThrow();
   });
 });
