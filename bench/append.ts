@@ -60,9 +60,13 @@ const fixed = (value: number, digits = 1) => value.toFixed(digits);
  * The records' Sign calls so far: every Sign the stack made, less the checkpoints' two each (the checkpoint key's,
  * counted apart, and the ledger key's beside it: shared/services/log-checkpoint.ts).
  */
-async function signCalls(stack: EmbeddedStack): Promise<number> {
+async function stackCounts(stack: EmbeddedStack): Promise<{ signs: number; reads: number; writes: number }> {
   const counts = await localMetrics(stack);
-  return counts.signCalls - 2 * counts.checkpointSignCalls;
+  return {
+    signs: counts.signCalls - 2 * counts.checkpointSignCalls,
+    reads: counts.dynamoReadCalls ?? 0,
+    writes: counts.dynamoWriteCalls ?? 0,
+  };
 }
 
 /** HTTP statuses seen, by status. */
@@ -85,6 +89,9 @@ interface Level {
   p99: number;
   statuses: Statuses;
   signs: number;
+  /** The stack's DynamoDB read and write calls (handlers and workers) per committed append during the level. */
+  readsPerAppend: number;
+  writesPerAppend: number;
   dynamoCpuPerAppendMs: number;
   stackCpuPerAppendMs: number;
   /** Share of the machine's cores busy during the level (every process: stack, DynamoDB Local, this bench). */
@@ -105,7 +112,7 @@ async function measureAppends(
   const perFirmAppends = Math.max(APPENDS / firms.length, 10 * writersPerFirm);
   const statuses: Statuses = {};
   const headsBefore = await Promise.all(firms.map((firm) => committedCount(deps, firm)));
-  const signsBefore = await signCalls(stack);
+  const countsBefore = await stackCounts(stack);
   const dynamoBefore = cpuSeconds(stack.dynamoPid);
   const stackBefore = cpuSeconds(stack.pid);
   const machineBefore = machineJiffies();
@@ -120,7 +127,7 @@ async function measureAppends(
   const stackCpu = cpuSeconds(stack.pid) - stackBefore;
   const machineAfter = machineJiffies();
   const machineBusy = (machineAfter.busy - machineBefore.busy) / (machineAfter.total - machineBefore.total);
-  const signs = (await signCalls(stack)) - signsBefore;
+  const countsAfter = await stackCounts(stack);
   const appends = perFirmAppends * firms.length;
   const committed = statuses[201] ?? 0;
   const latencies = runs.flatMap((r) => r.latencies);
@@ -139,7 +146,9 @@ async function measureAppends(
     p50: percentile(latencies, 0.5),
     p99: percentile(latencies, 0.99),
     statuses,
-    signs,
+    signs: countsAfter.signs - countsBefore.signs,
+    readsPerAppend: (countsAfter.reads - countsBefore.reads) / committed,
+    writesPerAppend: (countsAfter.writes - countsBefore.writes) / committed,
     dynamoCpuPerAppendMs: (dynamoCpu * 1000) / committed,
     stackCpuPerAppendMs: (stackCpu * 1000) / committed,
     machineBusy,
@@ -258,6 +267,8 @@ async function withStack<T>(
       LOCAL_WORKER_INSTANCES: String(WORKER_INSTANCES),
       SIGNER_LATENCY_MS: String(SIGNER_LATENCY_MS),
       SIGNER_RATE_LIMIT: String(signerRateLimit),
+      // The stack's DynamoDB calls per append (handlers and workers), read around every level.
+      LOCAL_DYNAMO_METRICS: 'true',
     },
   });
   const deps = createLocalDeps(stack);
@@ -387,7 +398,7 @@ function report(storage: Profile, quota: Profile, run: { startedAt: Date; second
   const cpu = cpus();
   const levelRow = (p: Profile, l: Level) =>
     `| ${p.signerRateLimit}/s | ${l.label} | ${l.committed} | ${fixed(l.appendsPerSecond)} | ${fixed(l.p50)} | ${fixed(l.p99)} | ` +
-    `${l.signs} (${fixed(l.signs / l.committed, 3)}) | ${fixed(l.dynamoCpuPerAppendMs, 2)} | ${fixed(l.stackCpuPerAppendMs, 2)} | ${percent(l.machineBusy)} | ${statusText(l.statuses)} |`;
+    `${l.signs} (${fixed(l.signs / l.committed, 3)}) | ${fixed(l.readsPerAppend, 2)} | ${fixed(l.writesPerAppend, 2)} | ${fixed(l.dynamoCpuPerAppendMs, 2)} | ${fixed(l.stackCpuPerAppendMs, 2)} | ${percent(l.machineBusy)} | ${statusText(l.statuses)} |`;
   const putRow = (p: Profile, l: PutLevel, note: string) =>
     `| ${p.signerRateLimit}/s | ${l.writers}${note} | ${fixed(l.putsPerSecond)} | ${fixed(l.p50, 2)} | ${fixed(l.p99, 2)} | ${fixed(l.dynamoCpuPerPutMs, 3)} |`;
   const put1 = storage.puts.find((p) => p.writers === 1)!;
@@ -402,8 +413,8 @@ function report(storage: Profile, quota: Profile, run: { startedAt: Date; second
     '',
     ...goals(storage, quota),
     '',
-    '| Signer limit | Writers | Committed | Appends/s | p50 ms | p99 ms | Record Sign calls (per record) | DynamoDB Local CPU ms / append | Stack CPU ms / append | Machine cores busy | HTTP statuses |',
-    '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|',
+    '| Signer limit | Writers | Committed | Appends/s | p50 ms | p99 ms | Record Sign calls (per record) | DynamoDB reads / append | DynamoDB writes / append | DynamoDB Local CPU ms / append | Stack CPU ms / append | Machine cores busy | HTTP statuses |',
+    '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|',
     ...storage.levels.map((l) => levelRow(storage, l)),
     ...quota.levels.map((l) => levelRow(quota, l)),
     '',
