@@ -25,7 +25,8 @@
  *
  * Environment: BENCH_SOAK_MINUTES (20), BENCH_SOAK_WARMUP_MINUTES (2: the memory baseline is the end of these),
  * BENCH_SOAK_RATE (requests/s; unset: measured), BENCH_LOAD_FRACTION (0.5), BENCH_CAPACITY_SECONDS (20),
- * BENCH_FIRMS (4), BENCH_INSTANCES (8), BENCH_SIGNER_LATENCY_MS (15), BENCH_SIGNER_RATE_LIMIT (300),
+ * BENCH_FIRMS (4), BENCH_INSTANCES (8), BENCH_WORKER_INSTANCES (4: LOCAL_WORKER_INSTANCES, the workers on instances
+ * of their own as in AWS; 0 runs them on the requests' instances), BENCH_SIGNER_LATENCY_MS (15), BENCH_SIGNER_RATE_LIMIT (300),
  * BENCH_FIRM_WRITE_RATE (1000/s per firm: never binds, but makes the write bucket and its slots exist),
  * BENCH_FIRM_WRITE_CONCURRENCY (64), BENCH_MAX_IN_FLIGHT (2000: beyond it a due request is counted as dropped),
  * BENCH_SOAK_SEED_RECORDS (0: none; N seeds a firm the load never touches with N records, half of them incidents, its log tree built,
@@ -42,7 +43,7 @@ import { intEnv } from '../shared/runtime/config.js';
 import type { Deps } from '../shared/runtime/deps.js';
 import { createLocalDeps } from '../shared/runtime/local-deps.js';
 import { incidentBody } from './lib/incident-requests.js';
-import { cpuSeconds, percentile, treeCpuSeconds } from './lib/measure.js';
+import { cpuSeconds, machineJiffies, percentile, treeCpuSeconds } from './lib/measure.js';
 import { treeMemory } from './lib/process-memory.js';
 import { readHead } from '../shared/store/ledger-store.js';
 import { readLogTree } from '../shared/store/log-store.js';
@@ -64,6 +65,7 @@ const FRACTION = Number(process.env.BENCH_LOAD_FRACTION ?? '') || 0.5;
 const CAPACITY_SECONDS = intEnv('BENCH_CAPACITY_SECONDS', 20);
 const FIRMS = intEnv('BENCH_FIRMS', 4);
 const INSTANCES = intEnv('BENCH_INSTANCES', 8);
+const WORKER_INSTANCES = intEnv('BENCH_WORKER_INSTANCES', 4);
 const SIGNER_LATENCY_MS = intEnv('BENCH_SIGNER_LATENCY_MS', 15);
 const SIGNER_RATE_LIMIT = intEnv('BENCH_SIGNER_RATE_LIMIT', 300);
 const FIRM_WRITE_RATE = intEnv('BENCH_FIRM_WRITE_RATE', 1000);
@@ -305,6 +307,8 @@ interface Minute {
   p99: number;
   /** The machine's 1-minute load average at the minute's end: other load on the shared machine shows here. */
   load: number;
+  /** The share of the machine's cores idle waiting on disk I/O during the minute (DynamoDB Local's writes). */
+  iowait: number;
   /** CPU seconds the minute took in the stack's processes and in DynamoDB Local: who slows down as data grows. */
   stackCpu: number;
   dynamoCpu: number;
@@ -380,6 +384,7 @@ function newMinute(minute: number): Minute {
     p50: Number.NaN,
     p99: Number.NaN,
     load: Number.NaN,
+    iowait: Number.NaN,
     stackCpu: Number.NaN,
     dynamoCpu: Number.NaN,
     stackRss: Number.NaN,
@@ -433,7 +438,7 @@ async function soak(stack: EmbeddedStack, deps: Deps, firms: FirmState[], rate: 
   let keysExpired = 0;
   const cpuNow = () => {
     const java = dynamoPid(stack);
-    return { stack: treeCpuSeconds(stack.pid, [java]), dynamo: cpuSeconds(java) };
+    return { stack: treeCpuSeconds(stack.pid, [java]), dynamo: cpuSeconds(java), machine: machineJiffies() };
   };
   const counter = (async () => {
     let cpuBefore = cpuNow();
@@ -444,6 +449,9 @@ async function soak(stack: EmbeddedStack, deps: Deps, firms: FirmState[], rate: 
       const dynamoAfter = await dynamoCounts(stack);
       minutes[minute]!.stackCpu = cpuAfter.stack - cpuBefore.stack;
       minutes[minute]!.dynamoCpu = cpuAfter.dynamo - cpuBefore.dynamo;
+      minutes[minute]!.iowait =
+        (cpuAfter.machine.iowait - cpuBefore.machine.iowait) /
+        (cpuAfter.machine.total - cpuBefore.machine.total);
       if (dynamoBefore && dynamoAfter)
         minutes[minute]!.dynamo = {
           dynamoReadCalls: dynamoAfter.dynamoReadCalls - dynamoBefore.dynamoReadCalls,
@@ -631,7 +639,7 @@ function report(
     `Run: ${run.startedAt.toISOString()}, ${fixed(run.seconds, 0)} s in all, code at ${revision()}`,
     `Machine: ${cpu[0]?.model ?? 'unknown CPU'} x ${cpu.length}, ${fixed(totalmem() / 2 ** 30)} GiB, ` +
       `${osType()} ${release()}, Node ${process.version}, load average ${loads(run.load)} at start, ${loads(loadavg())} at end`,
-    `Settings: LOCAL_INSTANCES=${INSTANCES}, SIGNER_LATENCY_MS=${SIGNER_LATENCY_MS}, SIGNER_RATE_LIMIT=${SIGNER_RATE_LIMIT}, ` +
+    `Settings: LOCAL_INSTANCES=${INSTANCES}, LOCAL_WORKER_INSTANCES=${WORKER_INSTANCES}, SIGNER_LATENCY_MS=${SIGNER_LATENCY_MS}, SIGNER_RATE_LIMIT=${SIGNER_RATE_LIMIT}, ` +
       `FIRM_WRITE_RATE_PER_S=${FIRM_WRITE_RATE}, FIRM_WRITE_CONCURRENCY=${FIRM_WRITE_CONCURRENCY}, ${FIRMS} firms, ` +
       `${MINUTES} min at ${fixed(rate)} requests/s (${FIXED_RATE ? 'BENCH_SOAK_RATE' : `${FRACTION} × capacity`}), ` +
       `mix ${MIX.map(([name, weight]) => `${name} ${weight}`).join(', ')}`,
@@ -672,15 +680,15 @@ function report(
     '',
     'p99 ms by operation and minute; CPU ms per request the minute took in the stack and in DynamoDB Local; ' +
       "the stack's DynamoDB read calls, items read and write calls per request (handlers and workers); " +
-      "the machine's load average at the minute's end:",
+      "the machine's load average at the minute's end and its cores' share in I/O wait during the minute:",
     '',
-    `| Min | ${[...opLatencies.keys()].join(' | ')} | stack CPU ms / req | DynamoDB Local CPU ms / req | reads / req | items read / req | writes / req | load |`,
-    `|---:|${[...opLatencies.keys()].map(() => '---:').join('|')}|---:|---:|---:|---:|---:|---:|`,
+    `| Min | ${[...opLatencies.keys()].join(' | ')} | stack CPU ms / req | DynamoDB Local CPU ms / req | reads / req | items read / req | writes / req | load | iowait |`,
+    `|---:|${[...opLatencies.keys()].map(() => '---:').join('|')}|---:|---:|---:|---:|---:|---:|---:|`,
     ...minutes.map(
       (m) =>
         `| ${m.minute + 1} | ${[...opLatencies.keys()].map((op) => fixed(percentile(m.byOp[op] ?? [], 0.99), 0)).join(' | ')} | ` +
         `${fixed((1000 * m.stackCpu) / m.scheduled)} | ${fixed((1000 * m.dynamoCpu) / m.scheduled)} | ` +
-        `${perRequest(m, 'dynamoReadCalls')} | ${perRequest(m, 'dynamoItemsRead')} | ${perRequest(m, 'dynamoWriteCalls')} | ${fixed(m.load, 2)} |`,
+        `${perRequest(m, 'dynamoReadCalls')} | ${perRequest(m, 'dynamoItemsRead')} | ${perRequest(m, 'dynamoWriteCalls')} | ${fixed(m.load, 2)} | ${fixed(100 * m.iowait)} % |`,
     ),
     '',
     ...minutes
@@ -743,6 +751,9 @@ async function main(): Promise<number> {
   const stack = await startStack({
     env: {
       LOCAL_INSTANCES: String(INSTANCES),
+      // The workers (log checkpoint runs waiting out their interval among them) on instances of their own, as in
+      // AWS, where a worker never takes a request's environment (as bench/append and bench/log run them).
+      LOCAL_WORKER_INSTANCES: String(WORKER_INSTANCES),
       SIGNER_LATENCY_MS: String(SIGNER_LATENCY_MS),
       SIGNER_RATE_LIMIT: String(SIGNER_RATE_LIMIT),
       FIRM_WRITE_RATE_PER_S: String(FIRM_WRITE_RATE),
@@ -783,6 +794,7 @@ async function main(): Promise<number> {
             WINDOW,
             FIRMS,
             INSTANCES,
+            WORKER_INSTANCES,
             SIGNER_LATENCY_MS,
             SIGNER_RATE_LIMIT,
             FIRM_WRITE_RATE,

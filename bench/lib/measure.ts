@@ -35,6 +35,17 @@ export function treeCpuSeconds(pid: number | undefined, exclude: (number | undef
   return total;
 }
 
+/**
+ * The whole machine's CPU time so far from /proc/stat, in jiffies over every core: busy, waiting on I/O with
+ * nothing else to run (`iowait`), and in all. Deltas between two readings give shares of the machine.
+ */
+export function machineJiffies(): { busy: number; iowait: number; total: number } {
+  const fields = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
+  // user nice system idle iowait irq softirq steal (guest time is already inside user).
+  const total = fields.slice(0, 8).reduce((sum, value) => sum + value, 0);
+  return { busy: total - fields[3]! - fields[4]!, iowait: fields[4]!, total };
+}
+
 /** Runs `count` operations from `concurrency` loops; returns wall time and each operation's latency. */
 export async function runLoops(
   count: number,
