@@ -54,6 +54,13 @@ interface Checkpoint {
 }
 
 const GET_RECORDS_LIMIT = 1000;
+/**
+ * Progress over changes the filters dropped is saved at most this often: under load every page is such (the
+ * service's own inserts and updates), and each save is a synchronous write and rename on the thread that serves
+ * the stack's HTTP. A restart re-reads at most this much, which the filters drop again. Progress over a delivered
+ * change, a shard's end, and close() save at once.
+ */
+const SAVE_FILTERED_EVERY_MS = 1000;
 const MAX_RETRY_DELAY_MS = 10_000;
 
 export class LocalStreamPoller {
@@ -63,6 +70,8 @@ export class LocalStreamPoller {
   private stopped = false;
   private running: Promise<void> | undefined;
   private wake: (() => void) | undefined;
+  private savedAt = 0;
+  private unsaved = false;
 
   constructor(private readonly options: StreamPollerOptions) {
     this.checkpoint = readCheckpoint(options.checkpointFile);
@@ -77,6 +86,7 @@ export class LocalStreamPoller {
     this.stopped = true;
     this.wake?.();
     await this.running;
+    if (this.unsaved) this.save(true);
   }
 
   /** One round over the stream's shards, each read to its current end; the number of changes delivered. */
@@ -109,7 +119,10 @@ export class LocalStreamPoller {
         await this.pause(1000);
         continue;
       }
-      if (delivered === 0) await this.pause(this.options.idleMs ?? 200);
+      if (delivered === 0) {
+        if (this.unsaved) this.save(false);
+        await this.pause(this.options.idleMs ?? 200);
+      }
     }
   }
 
@@ -220,10 +233,22 @@ export class LocalStreamPoller {
         // Its children, if any, are listed by the next description.
         this.described = undefined;
       } else this.iterators.set(shardId, iterator);
-      if (records.length > 0 || state.done) saveCheckpoint(this.options.checkpointFile, this.checkpoint);
+      if (wanted.length > 0 || state.done) this.save(true);
+      else if (records.length > 0) this.save(false);
       if (records.length === 0) break;
     }
     return delivered;
+  }
+
+  /** Saves the checkpoint now, or (`now` false) once SAVE_FILTERED_EVERY_MS have passed since the last save. */
+  private save(now: boolean): void {
+    if (!now && Date.now() - this.savedAt < SAVE_FILTERED_EVERY_MS) {
+      this.unsaved = true;
+      return;
+    }
+    saveCheckpoint(this.options.checkpointFile, this.checkpoint);
+    this.savedAt = Date.now();
+    this.unsaved = false;
   }
 
   /** One batch, retried from its first failed change, then given up change by change after the retries. */

@@ -116,6 +116,38 @@ describe('LocalStreamPoller', () => {
     });
   });
 
+  it('saves progress over changes the filters drop at most once a second, and at close', async () => {
+    // Each round reads pages to an empty one; the empty page's iterator is where the next round goes on.
+    const pages: [string, _Record[], string][] = [
+      ['it-0', [change(1, 'INSERT', 'REC#000000000001')], 'it-1'],
+      ['it-1', [], 'it-2'],
+      ['it-2', [change(2, 'MODIFY', 'HEAD')], 'it-3'],
+      ['it-3', [], 'it-4'],
+      ['it-4', [change(3, 'MODIFY', 'HEAD')], 'it-5'],
+      ['it-5', [change(4, 'REMOVE', 'HEAD')], 'it-6'],
+      ['it-6', [change(5, 'INSERT', 'REC#000000000005')], 'it-7'],
+      ['it-7', [], 'it-7'],
+    ];
+    for (const [iterator, records, next] of pages)
+      streams
+        .on(GetRecordsCommand, { ShardIterator: iterator })
+        .resolves({ Records: records, NextShardIterator: next });
+    const saved = () => JSON.parse(readFileSync(checkpointFile, 'utf8')) as unknown;
+    const after = (sequence: string) => ({ streamArn: ARN, shards: { 'shard-1': { after: sequence } } });
+    const running = poller();
+
+    expect(await running.pollOnce()).toBe(0);
+    expect(saved()).toEqual(after('000001'));
+    // Another page of the service's own changes right after: kept in memory, not written.
+    expect(await running.pollOnce()).toBe(0);
+    expect(saved()).toEqual(after('000001'));
+    // A delivered change is saved at once, with everything before it; change 5, dropped after it, waits.
+    expect(await running.pollOnce()).toBe(1);
+    expect(saved()).toEqual(after('000004'));
+    await running.close();
+    expect(saved()).toEqual(after('000005'));
+  });
+
   it('goes on after the checkpoint when restarted, and from the oldest change kept when it was trimmed away', async () => {
     streams
       .on(GetRecordsCommand)
