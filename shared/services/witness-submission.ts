@@ -34,7 +34,7 @@ import { witnessTargets, type WitnessTarget } from './witness-registry.js';
 
 /*
  * Submitting a firm's checkpoints to its witnesses (issue 31, "Submitting"; docs/architecture.md, "Witnesses").
- * The log-checkpoint worker queues a message after each checkpoint it stores; this worker POSTs the latest
+ * The log-checkpoint worker queues a message after each checkpoint it stores (for a firm with witnesses); this worker POSTs the latest
  * checkpoint to every witness of the firm and of the platform (C2SP tlog-witness add-checkpoint) with the
  * consistency proof from the size the witness last acknowledged, learns the witness's size from a 409 and
  * answers again, verifies the cosignature of a 200 with the witness's vkey before storing it (log-store's

@@ -24,7 +24,7 @@ import {
   type StoredCheckpoint,
 } from '../../shared/store/log-store.js';
 import { runLogCheckpoint } from '../../shared/services/log-checkpoint-run.js';
-import { ledgerctl, startStack, stopStack, type RunningStack } from '../support/local-stack.js';
+import { ledgerctl, localMetrics, startStack, stopStack, type RunningStack } from '../support/local-stack.js';
 import { call, chainOf, incidentBody, onboardFirm } from '../support/stack-client.js';
 
 /**
@@ -134,6 +134,12 @@ describe('verifiable log checkpoints', () => {
     const checkpoint = await waitForCheckpoint(firm.firmId, head.sequenceNumber);
     expect(checkpoint.size).toBe(head.sequenceNumber);
     await expectCheckpointOfChain(firm.firmId, firm.key, checkpoint);
+  });
+
+  it('queues no witness submission for checkpoints of a firm without witnesses (and none on the platform)', async () => {
+    const metrics = (await localMetrics(stack)) as { workerInvocations?: Record<string, number> };
+    expect(metrics.workerInvocations?.['log-checkpoint']).toBeGreaterThan(0);
+    expect(metrics.workerInvocations?.['log-witness'] ?? 0).toBe(0);
   });
 
   it('gives a firm with no new records no new checkpoint', async () => {
