@@ -111,7 +111,7 @@ interface StackCounts {
 }
 
 async function stackCounts(stack: EmbeddedStack): Promise<StackCounts> {
-  return (await localMetrics(stack)) as unknown as StackCounts;
+  return (await localMetrics(stack)) as StackCounts;
 }
 
 /** What a stack did during a round: its counters' growth. */

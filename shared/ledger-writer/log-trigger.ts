@@ -12,8 +12,8 @@ import type { LogCheckpointMessage } from '../services/log-checkpoint-run.js';
  * whole seconds), so every later commit of the window precedes that run's look; the rest send nothing. A run
  * that finds the log lease held ends, and the holder re-reads the head after releasing it
  * (shared/services/log-checkpoint-run.ts). Each message says it stands for commits, the immediate one up to `upTo`
- * (the batch's last sequence number), so a run that finds them covered by the latest checkpoint ends on a read. A lost message (failed send, frozen process) is repaired by the log
- * repair sweep.
+ * (the batch's last sequence number), so a run that finds them covered by the latest checkpoint ends on a read. A
+ * lost message (failed send, frozen process) is repaired by the log repair sweep.
  */
 const windows = new WeakMap<Deps, Map<string, { window: number; trailing: boolean }>>();
 

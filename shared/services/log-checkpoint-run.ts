@@ -100,10 +100,11 @@ export async function runLogCheckpoint(
   const holder = randomUUID();
   for (let pass = 0; ; pass++) {
     const lease = await readLogLease(deps, firmId);
-    if (lease.held || (pass === 0 && (await coveredAlready(deps, message, lease.covered)))) {
-      result.leaseHeld = lease.held;
+    if (lease.held) {
+      result.leaseHeld = true;
       return result;
     }
+    if (pass === 0 && (await coveredAlready(deps, message, lease.covered))) return result;
     if (!(await takeLogLease(deps, firmId, holder, LOG_LEASE_TTL_MS))) {
       result.leaseHeld = true;
       return result;

@@ -34,12 +34,12 @@ import { witnessTargets, type WitnessTarget } from './witness-registry.js';
 
 /*
  * Submitting a firm's checkpoints to its witnesses (issue 31, "Submitting"; docs/architecture.md, "Witnesses").
- * The log-checkpoint worker queues a message after each checkpoint it stores (for a firm with witnesses); this worker POSTs the latest
- * checkpoint to every witness of the firm and of the platform (C2SP tlog-witness add-checkpoint) with the
- * consistency proof from the size the witness last acknowledged, learns the witness's size from a 409 and
- * answers again, verifies the cosignature of a 200 with the witness's vkey before storing it (log-store's
- * putCosignature: GET /v1/ledger/log/checkpoint serves it), and records per firm and witness what it learnt. A
- * witness that did not answer (network error, 5xx, 429) is tried again by a message of its own, delayed with
+ * The log-checkpoint worker queues a message after each checkpoint it stores for a firm with witnesses; this
+ * worker POSTs the latest checkpoint to every witness of the firm and of the platform (C2SP tlog-witness
+ * add-checkpoint) with the consistency proof from the size the witness last acknowledged, learns the witness's
+ * size from a 409 and answers again, verifies the cosignature of a 200 with the witness's vkey before storing
+ * it (log-store's putCosignature: GET /v1/ledger/log/checkpoint serves it), and records per firm and witness what
+ * it learnt. A witness that did not answer (network error, 5xx, 429) is tried again by a message of its own, delayed with
  * backoff, for a bounded number of attempts; a newer checkpoint supersedes it. A 422 raises the alarm.
  */
 

@@ -137,9 +137,9 @@ describe('verifiable log checkpoints', () => {
   });
 
   it('queues no witness submission for checkpoints of a firm without witnesses (and none on the platform)', async () => {
-    const metrics = (await localMetrics(stack)) as { workerInvocations?: Record<string, number> };
-    expect(metrics.workerInvocations?.['log-checkpoint']).toBeGreaterThan(0);
-    expect(metrics.workerInvocations?.['log-witness'] ?? 0).toBe(0);
+    const { workerInvocations } = await localMetrics(stack);
+    expect(workerInvocations['log-checkpoint']).toBeGreaterThan(0);
+    expect(workerInvocations['log-witness'] ?? 0).toBe(0);
   });
 
   it('gives a firm with no new records no new checkpoint', async () => {
@@ -187,6 +187,7 @@ describe('verifiable log checkpoints', () => {
     expect(checkpoint.size).toBe(head.sequenceNumber);
     await expectCheckpointOfChain(seeded.firmId, seeded.key, checkpoint);
   });
+
   it('ends a run sent for commits the last checkpoint covers on a read, with no write; a repair run still integrates', async () => {
     const own = await onboardFirm(stack);
     for (let n = 0; n < 3; n++)

@@ -52,7 +52,10 @@ export async function startStack(
 }
 
 /** What GET /__local/metrics answers, as far as tests and benches read it. */
-export interface LocalMetrics extends SignCounts, Partial<DynamoCounts> {}
+export interface LocalMetrics extends SignCounts, Partial<DynamoCounts> {
+  /** Worker invocations so far, by worker name (shared/workers/table.ts). */
+  workerInvocations: Record<string, number>;
+}
 
 /**
  * The stack's counters across all its instances (GET /__local/metrics): its Sign counters, and its DynamoDB
