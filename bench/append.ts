@@ -20,7 +20,6 @@
  * instances), BENCH_SIGNER_LATENCY_MS (15), BENCH_WARMUP (300 appends, 4000 PutItem calls).
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { cpus, loadavg, release, totalmem, type as osType } from 'node:os';
 import { performance } from 'node:perf_hooks';
@@ -34,7 +33,7 @@ import { immutableFirmPrefix } from '../shared/store/immutable-layout.js';
 import { keys, SK_PREFIX } from '../shared/store/keys.js';
 import { queryRecordRange, readHead } from '../shared/store/ledger-store.js';
 import { FLOOR_BODY, incidentBody, postIncident } from './lib/incident-requests.js';
-import { cpuSeconds, percentile, runLoops } from './lib/measure.js';
+import { cpuSeconds, machineJiffies, percentile, runLoops } from './lib/measure.js';
 import { createScratchTable, type PutLevel, type ScratchTable } from './lib/raw-put.js';
 import { localMetrics } from '../test/support/local-stack.js';
 import { createFirm, isRunning, startStack, type EmbeddedStack, type OnboardedFirm } from './lib/stack.js';
@@ -46,14 +45,6 @@ const WORKER_INSTANCES = intEnv('BENCH_WORKER_INSTANCES', 4);
 const SIGNER_LATENCY_MS = intEnv('BENCH_SIGNER_LATENCY_MS', 15);
 const WARMUP = intEnv('BENCH_WARMUP', 300);
 const LAST_SEQUENCE = 999_999_999_999;
-/** The whole machine's CPU time so far from /proc/stat: busy and total jiffies over every core. */
-function machineJiffies(): { busy: number; total: number } {
-  const fields = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
-  // user nice system idle iowait irq softirq steal (guest time is already inside user).
-  const total = sumOf(fields.slice(0, 8));
-  return { busy: total - fields[3]! - fields[4]!, total };
-}
-
 const fixed = (value: number, digits = 1) => value.toFixed(digits);
 
 /**
