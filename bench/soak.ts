@@ -37,7 +37,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, release, totalmem, type as osType } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import type { DynamoCounts } from '../shared/adapters/local/dynamo-meter.js';
+import { SLOW_CALL_MS, type DynamoCounts } from '../shared/adapters/local/dynamo-meter.js';
 import type { IsolateHeap } from '../shared/adapters/local/instance-messages.js';
 import { intEnv } from '../shared/runtime/config.js';
 import type { Deps } from '../shared/runtime/deps.js';
@@ -143,11 +143,20 @@ let appendCounter = 0;
 const sentKeys: { firmId: string; key: string }[] = [];
 const runTag = Math.random().toString(36).slice(2, 8);
 
-async function call(firm: FirmState, path: string, init: RequestInit = {}): Promise<Response> {
-  return fetch(`${BASE_URL.value}${path}`, {
+/** What one request of the mix learnt beside its status: how long its handler ran on its instance. */
+interface Trace {
+  /** The stack's `x-local-run-ms` (Lambda's duration: without the proxy and the wait for a free instance). */
+  runMs?: number;
+}
+
+async function call(firm: FirmState, path: string, init: RequestInit, trace: Trace): Promise<Response> {
+  const response = await fetch(`${BASE_URL.value}${path}`, {
     ...init,
     headers: { 'X-Service-Key': firm.firm.apiKey, ...(init.headers as Record<string, string>) },
   });
+  const runMs = Number(response.headers.get('x-local-run-ms') ?? Number.NaN);
+  if (Number.isFinite(runMs)) trace.runMs = runMs;
+  return response;
 }
 
 const BASE_URL = { value: '' };
@@ -161,37 +170,42 @@ function remember(firm: FirmState, ids: string[]) {
 
 const anyOf = <T>(list: T[]): T | undefined => list[Math.floor(Math.random() * list.length)];
 
-async function postAppend(firm: FirmState, body: unknown, key?: string): Promise<number> {
-  const response = await call(firm, '/v1/incidents', {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json', ...(key ? { 'Idempotency-Key': key } : {}) },
-    body: JSON.stringify(body),
-  });
+async function postAppend(firm: FirmState, trace: Trace, body: unknown, key?: string): Promise<number> {
+  const response = await call(
+    firm,
+    '/v1/incidents',
+    {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', ...(key ? { 'Idempotency-Key': key } : {}) },
+      body: JSON.stringify(body),
+    },
+    trace,
+  );
   await response.arrayBuffer();
   return response.status;
 }
 
 /** Runs one operation of the mix against a firm; returns the answer's status. */
-async function runOp(op: OpName, firm: FirmState): Promise<number> {
+async function runOp(op: OpName, firm: FirmState, trace: Trace): Promise<number> {
   switch (op) {
     case 'append-replay': {
       const previous = anyOf(firm.keyed);
-      if (previous) return postAppend(firm, previous.body, previous.key);
-      return runOp('append-keyed', firm);
+      if (previous) return postAppend(firm, trace, previous.body, previous.key);
+      return runOp('append-keyed', firm, trace);
     }
     case 'append':
     case 'append-keyed': {
       const index = appendCounter++;
       const body = { ...incidentBody(index), metadata: { soak: true, index } };
-      if (op === 'append') return postAppend(firm, body);
+      if (op === 'append') return postAppend(firm, trace, body);
       const key = `soak-${runTag}-${index}`;
       sentKeys.push({ firmId: firm.firm.firm.id, key });
       firm.keyed.push({ key, body });
       if (firm.keyed.length > KEYED_KEPT) firm.keyed.shift();
-      return postAppend(firm, body, key);
+      return postAppend(firm, trace, body, key);
     }
     case 'list': {
-      const response = await call(firm, '/v1/ledger/records?pageSize=25');
+      const response = await call(firm, '/v1/ledger/records?pageSize=25', {}, trace);
       const page = (await response.json()) as { data?: { id: string }[] };
       if (response.status === 200)
         remember(
@@ -205,16 +219,16 @@ async function runOp(op: OpName, firm: FirmState): Promise<number> {
     case 'proof': {
       const cutoff = performance.now() - (op === 'proof' ? PROOF_AGE_MS : 0);
       const record = anyOf(firm.seen.filter((s) => s.at <= cutoff));
-      if (!record) return runOp('list', firm);
+      if (!record) return runOp('list', firm, trace);
       const suffix = op === 'get' ? '' : `/${op}`;
-      const response = await call(firm, `/v1/ledger/records/${record.id}${suffix}`);
+      const response = await call(firm, `/v1/ledger/records/${record.id}${suffix}`, {}, trace);
       await response.arrayBuffer();
       return response.status;
     }
     case 'backup-status':
     case 'checkpoint': {
       const path = op === 'checkpoint' ? '/v1/ledger/log/checkpoint' : '/v1/firm/me/backup-status';
-      const response = await call(firm, path);
+      const response = await call(firm, path, {}, trace);
       await response.arrayBuffer();
       return response.status;
     }
@@ -222,11 +236,12 @@ async function runOp(op: OpName, firm: FirmState): Promise<number> {
 }
 
 /** One request of the mix to a random firm; network failures count as status 0. */
-async function oneRequest(firms: FirmState[]): Promise<{ op: OpName; status: number }> {
+async function oneRequest(firms: FirmState[]): Promise<{ op: OpName; status: number; runMs?: number }> {
   const op = pickOp();
   const firm = anyOf(firms)!;
+  const trace: Trace = {};
   try {
-    return { op, status: await runOp(op, firm) };
+    return { op, status: await runOp(op, firm, trace), ...trace };
   } catch {
     return { op, status: 0 };
   }
@@ -301,6 +316,11 @@ interface Minute {
   unexpected: Record<string, number>;
   dropped: number;
   latencies: number[];
+  /**
+   * The minute's handler run times (x-local-run-ms): against the latencies, whether a slower tail is spent in the
+   * handlers (their calls) or around them (the proxy, the wait for a free instance, the bench's own loop).
+   */
+  runMs: number[];
   /** The minute's latencies by operation (the per-operation p99 table: which one drifts). */
   byOp: Partial<Record<OpName, number[]>>;
   p50: number;
@@ -329,19 +349,33 @@ interface Minute {
   memory?: StackMemory;
 }
 
+/** What the meter counted between two readings. */
+function countsSince(before: DynamoCounts, after: DynamoCounts): DynamoCounts {
+  const since = { ...after };
+  for (const counter of Object.keys(since) as (keyof DynamoCounts)[]) since[counter] -= before[counter];
+  return since;
+}
+
 /** The stack's DynamoDB meter now; undefined when the stack does not answer or counts nothing. */
 async function dynamoCounts(stack: EmbeddedStack): Promise<DynamoCounts | undefined> {
   const metrics = await localMetrics(stack).catch(() => undefined);
-  const { dynamoReadCalls, dynamoItemsRead, dynamoWriteCalls } = metrics ?? {};
-  return dynamoReadCalls === undefined || dynamoItemsRead === undefined || dynamoWriteCalls === undefined
-    ? undefined
-    : { dynamoReadCalls, dynamoItemsRead, dynamoWriteCalls };
+  if (metrics?.dynamoReadCalls === undefined) return undefined;
+  return {
+    dynamoReadCalls: metrics.dynamoReadCalls,
+    dynamoItemsRead: metrics.dynamoItemsRead ?? 0,
+    dynamoWriteCalls: metrics.dynamoWriteCalls ?? 0,
+    dynamoCallsTimed: metrics.dynamoCallsTimed ?? 0,
+    dynamoCallMicros: metrics.dynamoCallMicros ?? 0,
+    dynamoSlowCalls: metrics.dynamoSlowCalls ?? 0,
+  };
 }
 
 /** What GET /__local/memory answers (bin/local.ts), as far as the soak reads it. */
 interface StackMemory {
   process: NodeJS.MemoryUsage;
   main: IsolateHeap;
+  /** How late the main thread's event loop ran since the last reading (older stacks: absent). */
+  mainLoopDelayMs?: { p50: number; p99: number; max: number };
   queue: { waiting: number; inFlight: number; deadLetters: number; deadLettersDropped: number };
   pool?: {
     waiting: { route: number; worker: number };
@@ -380,6 +414,7 @@ function newMinute(minute: number): Minute {
     unexpected: {},
     dropped: 0,
     latencies: [],
+    runMs: [],
     byOp: {},
     p50: Number.NaN,
     p99: Number.NaN,
@@ -452,12 +487,7 @@ async function soak(stack: EmbeddedStack, deps: Deps, firms: FirmState[], rate: 
       minutes[minute]!.iowait =
         (cpuAfter.machine.iowait - cpuBefore.machine.iowait) /
         (cpuAfter.machine.total - cpuBefore.machine.total);
-      if (dynamoBefore && dynamoAfter)
-        minutes[minute]!.dynamo = {
-          dynamoReadCalls: dynamoAfter.dynamoReadCalls - dynamoBefore.dynamoReadCalls,
-          dynamoItemsRead: dynamoAfter.dynamoItemsRead - dynamoBefore.dynamoItemsRead,
-          dynamoWriteCalls: dynamoAfter.dynamoWriteCalls - dynamoBefore.dynamoWriteCalls,
-        };
+      if (dynamoBefore && dynamoAfter) minutes[minute]!.dynamo = countsSince(dynamoBefore, dynamoAfter);
       cpuBefore = cpuAfter;
       dynamoBefore = dynamoAfter;
       const began = performance.now();
@@ -509,10 +539,11 @@ async function soak(stack: EmbeddedStack, deps: Deps, firms: FirmState[], rate: 
         continue;
       }
       inFlight++;
-      const request = oneRequest(firms).then(({ op, status }) => {
+      const request = oneRequest(firms).then(({ op, status, runMs }) => {
         inFlight--;
         const latency = performance.now() - due;
         minute.latencies.push(latency);
+        if (runMs !== undefined) minute.runMs.push(runMs);
         (minute.byOp[op] ??= []).push(latency);
         const perOp = opLatencies.get(op) ?? [];
         perOp.push(latency);
@@ -691,6 +722,22 @@ function report(
         `${perRequest(m, 'dynamoReadCalls')} | ${perRequest(m, 'dynamoItemsRead')} | ${perRequest(m, 'dynamoWriteCalls')} | ${fixed(m.load, 2)} | ${fixed(100 * m.iowait)} % |`,
     ),
     '',
+    'Where the tail is spent, by minute: the p50 and p99 of every request (from its scheduled time) against the ' +
+      "p50 and p99 of its handler's run on its instance (x-local-run-ms); the stack's DynamoDB calls' mean time " +
+      `and how many took over ${SLOW_CALL_MS} ms; how late the main thread's event loop ran (p99, max):`,
+    '',
+    '| Min | p50 ms | p99 ms | run p50 ms | run p99 ms | DynamoDB ms / call | calls > 100 ms | main loop p99 ms | main loop max ms |',
+    '|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    ...minutes.map((m) => {
+      const d = m.dynamo;
+      const loop = m.memory?.mainLoopDelayMs;
+      return (
+        `| ${m.minute + 1} | ${fixed(m.p50)} | ${fixed(m.p99)} | ${fixed(percentile(m.runMs, 0.5))} | ${fixed(percentile(m.runMs, 0.99))} | ` +
+        `${d?.dynamoCallsTimed ? fixed(d.dynamoCallMicros / d.dynamoCallsTimed / 1000, 2) : '–'} | ${d?.dynamoSlowCalls ?? '–'} | ` +
+        `${fixed(loop?.p99 ?? Number.NaN)} | ${fixed(loop?.max ?? Number.NaN)} |`
+      );
+    }),
+    '',
     ...minutes
       .filter((m) => Object.keys(m.unexpected).length > 0)
       .map((m) => `Minute ${m.minute + 1}, answers other than 2xx: ${JSON.stringify(m.unexpected)}`),
@@ -803,7 +850,9 @@ async function main(): Promise<number> {
           },
           capacity,
           rate,
-          minutes: minutes.map(({ latencies, byOp, ...minute }) => ({
+          minutes: minutes.map(({ latencies, byOp, runMs, ...minute }) => ({
+            runP50: percentile(runMs, 0.5),
+            runP99: percentile(runMs, 0.99),
             ...minute,
             requests: latencies.length,
             p99ByOp: Object.fromEntries(Object.entries(byOp).map(([op, l]) => [op, percentile(l, 0.99)])),

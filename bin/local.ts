@@ -21,6 +21,7 @@ import type { ServerResponse } from 'node:http';
 import { isIP, type AddressInfo } from 'node:net';
 import { hostname } from 'node:os';
 import { dirname, resolve } from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import type { APIGatewayProxyStructuredResultV2, DynamoDBBatchResponse, SQSBatchResponse } from 'aws-lambda';
 import { createApiServer } from '../shared/adapters/local/api-gateway.js';
@@ -118,6 +119,22 @@ let consoleSite: ReturnType<typeof consoleSiteHandler> | undefined = undefined;
 let devAuthorization: ReturnType<typeof devAuthorizationHandler> | undefined = undefined;
 /** What GET /__local/memory adds to the process's memory: the queue's and the pool's state (once they exist). */
 let stackMemory: () => Record<string, unknown> = () => ({});
+/**
+ * How late this thread's event loop ran since the last GET /__local/memory (bench/soak): the thread that serves
+ * every request's HTTP, the queue, the stream poller and the schedules; a stall here delays every answer.
+ */
+const mainLoopDelay = monitorEventLoopDelay({ resolution: 10 });
+mainLoopDelay.enable();
+function takeLoopDelay(): { p50: number; p99: number; max: number } {
+  const ms = (ns: number) => Math.round(ns / 1e4) / 100;
+  const delay = {
+    p50: ms(mainLoopDelay.percentile(50)),
+    p99: ms(mainLoopDelay.percentile(99)),
+    max: ms(mainLoopDelay.max),
+  };
+  mainLoopDelay.reset();
+  return delay;
+}
 
 const server = createApiServer({
   routes: httpRoutes(),
@@ -153,7 +170,14 @@ const server = createApiServer({
     // reported, and what the queue and the pool hold; tells a leak (heaps' used keeps growing) from V8 sizing.
     if (request.method === 'GET' && request.url === '/__local/memory') {
       response.writeHead(200, { 'content-type': 'application/json' });
-      response.end(JSON.stringify({ process: process.memoryUsage(), main: isolateHeap(), ...stackMemory() }));
+      response.end(
+        JSON.stringify({
+          process: process.memoryUsage(),
+          main: isolateHeap(),
+          mainLoopDelayMs: takeLoopDelay(),
+          ...stackMemory(),
+        }),
+      );
       return true;
     }
     if (request.url === '/__local/faults') return answerFaults(request.method, response, readBody);

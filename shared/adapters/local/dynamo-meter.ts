@@ -5,13 +5,19 @@ import type { DocumentDb } from '../../store/dynamo.js';
  * stack's handlers and workers made and how many items DynamoDB read for them (ScannedCount of a Query or
  * Scan, which counts the items a FilterExpression drops; 1 for a GetItem that found its item; the items of a
  * BatchGet or TransactGet), and how many write calls they made (a refused condition included), across every
- * instance: the counters live in shared memory, like the Sign counters (signer-quota.ts). Read through
- * GET /__local/metrics.
+ * instance: the counters live in shared memory, like the Sign counters (signer-quota.ts). It also times every
+ * call (reads and writes, from the send to the answer or the refusal: DynamoDB Local's latency as the stack sees
+ * it), so a bench can tell a slower DynamoDB from a slower stack. Read through GET /__local/metrics.
  */
 const CALLS = 0;
 const ITEMS = 1;
 const WRITES = 2;
-const SLOTS = 3;
+const TIMED = 3;
+const MICROS = 4;
+const SLOW = 5;
+const SLOTS = 6;
+/** A call that took longer than this counts as slow. */
+export const SLOW_CALL_MS = 100;
 
 export interface DynamoCounts {
   /** Read calls (GetItem, Query, Scan, BatchGetItem, TransactGetItems). */
@@ -20,6 +26,12 @@ export interface DynamoCounts {
   dynamoItemsRead: number;
   /** Write calls (PutItem, UpdateItem, DeleteItem, BatchWriteItem, TransactWriteItems), answered or refused. */
   dynamoWriteCalls: number;
+  /** Every call timed (reads, writes and any other command), answered or refused. */
+  dynamoCallsTimed: number;
+  /** Their time from send to answer, summed, in microseconds. */
+  dynamoCallMicros: number;
+  /** Those that took longer than SLOW_CALL_MS. */
+  dynamoSlowCalls: number;
 }
 
 const READS = new Set([
@@ -80,11 +92,22 @@ export class DynamoMeter {
     if (items > 0) Atomics.add(this.cells, ITEMS, BigInt(items));
   }
 
+  /** Times one call, answered or refused. */
+  time(ms: number): void {
+    Atomics.add(this.cells, TIMED, 1n);
+    Atomics.add(this.cells, MICROS, BigInt(Math.round(ms * 1000)));
+    if (ms > SLOW_CALL_MS) Atomics.add(this.cells, SLOW, 1n);
+  }
+
   counts(): DynamoCounts {
+    const cell = (index: number) => Number(Atomics.load(this.cells, index));
     return {
-      dynamoReadCalls: Number(Atomics.load(this.cells, CALLS)),
-      dynamoItemsRead: Number(Atomics.load(this.cells, ITEMS)),
-      dynamoWriteCalls: Number(Atomics.load(this.cells, WRITES)),
+      dynamoReadCalls: cell(CALLS),
+      dynamoItemsRead: cell(ITEMS),
+      dynamoWriteCalls: cell(WRITES),
+      dynamoCallsTimed: cell(TIMED),
+      dynamoCallMicros: cell(MICROS),
+      dynamoSlowCalls: cell(SLOW),
     };
   }
 }
@@ -100,11 +123,17 @@ function itemsRead(output: Record<string, unknown> | undefined): number {
   return 0;
 }
 
-/** A document client whose reads (their answers) and writes (their calls) are counted by `meter`. */
+/** A document client whose reads (their answers) and writes (their calls) are counted, and every call timed, by `meter`. */
 export function meteredDb(db: DocumentDb, meter: DynamoMeter): DocumentDb {
   const send = async (command: Parameters<DocumentDb['send']>[0]) => {
     meter.countWrite(command);
-    const output: unknown = await db.send(command);
+    const started = performance.now();
+    let output: unknown;
+    try {
+      output = await db.send(command);
+    } finally {
+      meter.time(performance.now() - started);
+    }
     meter.count(command, output);
     return output;
   };

@@ -8,7 +8,7 @@ import {
   TransactWriteCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import { DynamoMeter, meteredDb } from '../../../shared/adapters/local/dynamo-meter.js';
+import { DynamoMeter, meteredDb, SLOW_CALL_MS } from '../../../shared/adapters/local/dynamo-meter.js';
 import type { DocumentDb } from '../../../shared/store/dynamo.js';
 
 /** A client answering each command with the output queued for it. */
@@ -43,7 +43,7 @@ describe('DynamoMeter (LOCAL_DYNAMO_METRICS)', () => {
     await db.send(new BatchGetCommand({ RequestItems: {} }));
     await db.send(new TransactGetCommand({ TransactItems: [] }));
     await db.send(new PutCommand({ TableName: 't', Item: { pk: 'a' } }));
-    expect(meter.counts()).toEqual({
+    expect(meter.counts()).toMatchObject({
       dynamoReadCalls: 8,
       dynamoItemsRead: 40 + 0 + 1 + 0 + 1 + 7 + 3 + 2,
       dynamoWriteCalls: 1,
@@ -64,7 +64,7 @@ describe('DynamoMeter (LOCAL_DYNAMO_METRICS)', () => {
       db.send(new UpdateCommand({ TableName: 't', Key: { pk: 'a' }, UpdateExpression: 'SET a = :a' })),
     ).rejects.toThrow('conditional');
     await expect(db.send(new TransactWriteCommand({ TransactItems: [] }))).rejects.toThrow();
-    expect(meter.counts()).toEqual({ dynamoReadCalls: 0, dynamoItemsRead: 0, dynamoWriteCalls: 2 });
+    expect(meter.counts()).toMatchObject({ dynamoReadCalls: 0, dynamoItemsRead: 0, dynamoWriteCalls: 2 });
   });
 
   it('shares its counters with every thread that attaches to its buffer', async () => {
@@ -73,6 +73,29 @@ describe('DynamoMeter (LOCAL_DYNAMO_METRICS)', () => {
     await meteredDb(fakeDb([{ ScannedCount: 5 }]), other).send(
       new QueryCommand({ TableName: 't', KeyConditionExpression: 'pk = :pk' }),
     );
-    expect(meter.counts()).toEqual({ dynamoReadCalls: 1, dynamoItemsRead: 5, dynamoWriteCalls: 0 });
+    expect(meter.counts()).toMatchObject({ dynamoReadCalls: 1, dynamoItemsRead: 5, dynamoWriteCalls: 0 });
+  });
+
+  it('times every call, answered or refused, and counts the slow ones', async () => {
+    const meter = DynamoMeter.create();
+    const delays = [5, SLOW_CALL_MS + 30, 0];
+    const db: DocumentDb = {
+      send: (async () => {
+        const ms = delays.shift()!;
+        await new Promise((done) => setTimeout(done, ms));
+        if (ms === 0) throw Object.assign(new Error('refused'), { name: 'ConditionalCheckFailedException' });
+        return {};
+      }) as unknown as DocumentDb['send'],
+    };
+    const metered = meteredDb(db, meter);
+    await metered.send(new GetCommand({ TableName: 't', Key: { pk: 'a' } }));
+    await metered.send(new PutCommand({ TableName: 't', Item: { pk: 'a' } }));
+    await expect(metered.send(new PutCommand({ TableName: 't', Item: { pk: 'b' } }))).rejects.toThrow(
+      'refused',
+    );
+    const counts = meter.counts();
+    expect(counts.dynamoCallsTimed).toBe(3);
+    expect(counts.dynamoSlowCalls).toBe(1);
+    expect(counts.dynamoCallMicros).toBeGreaterThanOrEqual((5 + SLOW_CALL_MS + 30) * 1000 - 2000);
   });
 });
