@@ -359,15 +359,15 @@ function countsSince(before: DynamoCounts, after: DynamoCounts): DynamoCounts {
 /** The stack's DynamoDB meter now; undefined when the stack does not answer or counts nothing. */
 async function dynamoCounts(stack: EmbeddedStack): Promise<DynamoCounts | undefined> {
   const metrics = await localMetrics(stack).catch(() => undefined);
-  if (metrics?.dynamoReadCalls === undefined) return undefined;
-  return {
-    dynamoReadCalls: metrics.dynamoReadCalls,
-    dynamoItemsRead: metrics.dynamoItemsRead ?? 0,
-    dynamoWriteCalls: metrics.dynamoWriteCalls ?? 0,
-    dynamoCallsTimed: metrics.dynamoCallsTimed ?? 0,
-    dynamoCallMicros: metrics.dynamoCallMicros ?? 0,
-    dynamoSlowCalls: metrics.dynamoSlowCalls ?? 0,
+  const counts = {
+    dynamoReadCalls: metrics?.dynamoReadCalls,
+    dynamoItemsRead: metrics?.dynamoItemsRead,
+    dynamoWriteCalls: metrics?.dynamoWriteCalls,
+    dynamoCallsTimed: metrics?.dynamoCallsTimed,
+    dynamoCallMicros: metrics?.dynamoCallMicros,
+    dynamoSlowCalls: metrics?.dynamoSlowCalls,
   };
+  return Object.values(counts).every((value) => value !== undefined) ? (counts as DynamoCounts) : undefined;
 }
 
 /** What GET /__local/memory answers (bin/local.ts), as far as the soak reads it. */
