@@ -41,10 +41,18 @@ export interface StreamPollerOptions {
   /** First retry delay; doubles up to 10 s. @default 500 */
   retryBaseMs?: number;
   /**
-   * How long the stream's description (its ARN, its shards) is reused before it is read again; a shard read to
-   * its end or a failed poll reads it again at once. @default 5000
+   * How long the stream's shards (DescribeStream) are reused before they are read again; a shard read to its end
+   * or a failed poll reads them again at once. @default 5000
    */
   describeEveryMs?: number;
+  /**
+   * How long the table's stream ARN (DescribeTable) is reused before it is read again; a failed poll reads it
+   * again at once. DynamoDB Local's DescribeTable costs in proportion to the table's items
+   * (9 ms at 17,000 changes, 39 ms at 104,000, on its one SQLite thread): read every 5 s it became the soak's
+   * drifting tail (docs/benchmarks.md). A table re-created under a running stack has its new stream found within
+   * this time, or at once when the old stream's reads fail. @default 60000
+   */
+  tableEveryMs?: number;
 }
 
 interface Checkpoint {
@@ -67,6 +75,7 @@ export class LocalStreamPoller {
   private checkpoint: Checkpoint;
   private readonly iterators = new Map<string, string>();
   private described: { streamArn: string; shards: Shard[]; at: number } | undefined;
+  private table: { streamArn: string; at: number } | undefined;
   private stopped = false;
   private running: Promise<void> | undefined;
   private wake: (() => void) | undefined;
@@ -115,6 +124,7 @@ export class LocalStreamPoller {
       } catch (error) {
         this.iterators.clear();
         this.described = undefined;
+        this.table = undefined;
         logger.warn('Polling the ledger stream failed; trying again', { error: error as Error });
         await this.pause(1000);
         continue;
@@ -136,15 +146,15 @@ export class LocalStreamPoller {
     });
   }
 
-  /** The stream and its shards, read again when the last reading is older than `describeEveryMs`. */
+  /**
+   * The stream and its shards: the shards read again when older than `describeEveryMs`, the stream's ARN when
+   * older than `tableEveryMs`.
+   */
   private async describe(): Promise<{ streamArn: string; shards: Shard[] } | undefined> {
     const now = Date.now();
     if (this.described && now - this.described.at < (this.options.describeEveryMs ?? 5000))
       return this.described;
-    const { Table } = await this.options.dynamo.send(
-      new DescribeTableCommand({ TableName: this.options.tableName }),
-    );
-    const streamArn = Table?.LatestStreamArn;
+    const streamArn = await this.streamArn(now);
     if (!streamArn) return undefined;
     if (this.checkpoint.streamArn !== streamArn) {
       // A new stream (a new data directory, or the table re-created): start at its beginning.
@@ -159,6 +169,18 @@ export class LocalStreamPoller {
       if (state.done && !listed.has(id)) delete this.checkpoint.shards[id];
     this.described = { streamArn, shards, at: now };
     return this.described;
+  }
+
+  private async streamArn(now: number): Promise<string | undefined> {
+    if (this.table && now - this.table.at < (this.options.tableEveryMs ?? 60_000))
+      return this.table.streamArn;
+    const { Table } = await this.options.dynamo.send(
+      new DescribeTableCommand({ TableName: this.options.tableName }),
+    );
+    const streamArn = Table?.LatestStreamArn;
+    // A table without a stream yet is asked again on the next round.
+    this.table = streamArn ? { streamArn, at: now } : undefined;
+    return streamArn;
   }
 
   private async shards(streamArn: string): Promise<Shard[]> {

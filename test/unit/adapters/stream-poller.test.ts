@@ -48,6 +48,7 @@ function poller(respond: (event: DynamoDBStreamEvent) => DynamoDBBatchResponse |
     retryAttempts: 2,
     retryBaseMs: 1,
     describeEveryMs: 60_000,
+    tableEveryMs: 120_000,
     checkpointFile,
     deliver: async (event) => {
       events.push(structuredClone(event));
@@ -227,11 +228,19 @@ describe('LocalStreamPoller', () => {
       child: { after: '000002' },
     });
 
-    // The description is reused (describeEveryMs) until it is stale; a failed poll or a closed shard reads it again.
+    // The shards are reused until stale (describeEveryMs) or a shard closes; the stream's ARN until it is stale
+    // (tableEveryMs), since DynamoDB Local's DescribeTable grows with the table.
     await watch.pollOnce();
-    expect(dynamo.commandCalls(DescribeTableCommand)).toHaveLength(2);
+    expect(dynamo.commandCalls(DescribeTableCommand)).toHaveLength(1);
+    expect(streams.commandCalls(DescribeStreamCommand)).toHaveLength(2);
     dynamo.on(DescribeTableCommand).resolves({ Table: { LatestStreamArn: `${ARN}-new` } });
-    jest.spyOn(Date, 'now').mockReturnValue(Date.now() + 60_000);
+    const start = Date.now();
+    jest.spyOn(Date, 'now').mockReturnValue(start + 60_000);
+    await watch.pollOnce();
+    expect(dynamo.commandCalls(DescribeTableCommand)).toHaveLength(1);
+    expect(streams.commandCalls(DescribeStreamCommand)).toHaveLength(3);
+    expect(streams.commandCalls(DescribeStreamCommand).at(-1)!.args[0].input.StreamArn).toBe(ARN);
+    jest.spyOn(Date, 'now').mockReturnValue(start + 120_000);
     streams.on(DescribeStreamCommand).resolves({ StreamDescription: { Shards: [{ ShardId: 'fresh' }] } });
     streams.on(GetShardIteratorCommand, { ShardId: 'fresh' }).resolves({ ShardIterator: 'f' });
     streams.on(GetRecordsCommand, { ShardIterator: 'f' }).resolves({ Records: [], NextShardIterator: 'f' });
@@ -278,9 +287,19 @@ describe('LocalStreamPoller', () => {
     expect(sequences().flat()).toEqual(['000001', '000002', '000003']);
   });
 
-  it('waits for a table without a stream', async () => {
+  it('waits for a table without a stream, asking again on the next round', async () => {
     dynamo.on(DescribeTableCommand).resolves({ Table: {} });
-    expect(await poller().pollOnce()).toBe(0);
+    const watch = poller();
+    expect(await watch.pollOnce()).toBe(0);
     expect(streams.calls()).toHaveLength(0);
+    dynamo.on(DescribeTableCommand).resolves({ Table: { LatestStreamArn: ARN } });
+    streams
+      .on(GetRecordsCommand)
+      .resolves({ Records: [change(1, 'REMOVE', 'HEAD')], NextShardIterator: 'it-1' });
+    streams
+      .on(GetRecordsCommand, { ShardIterator: 'it-1' })
+      .resolves({ Records: [], NextShardIterator: 'it-1' });
+    expect(await watch.pollOnce()).toBe(1);
+    expect(dynamo.commandCalls(DescribeTableCommand)).toHaveLength(2);
   });
 });
